@@ -34,12 +34,14 @@ import contextlib
 import errno
 import io
 import json
+import math
 import os
 import re
 import sys
 import tempfile
 import unicodedata
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from decimal import Decimal
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -129,7 +131,13 @@ register(
         "cli.errno_no_space": {"zh": "磁盘空间不足", "en": "no space left on the device"},
         "cli.errno_read_only": {"zh": "只读文件系统", "en": "read-only file system"},
         "cli.errno_other": {"zh": "操作系统错误 {code}（{text}）", "en": "{text} (error {code})"},
+        "cli.float_range": {
+            "zh": "{name} = {value}：超出浮点数范围，绝对值必须 <= {high}。",
+            "en": "{name} = {value}: outside the float range; its size must be <= {high}.",
+        },
         "cli.errno_io": {"zh": "输入/输出错误", "en": "input/output error"},
+        # mkdir where a file of the name is (fuzz pass 26: "操作系统错误 17（File exists）" in a Chinese line)
+        "cli.errno_exists": {"zh": "已存在且不是文件夹", "en": "exists and is not a folder"},
         "cli.stdout_closed": {
             "zh": "标准输出已关闭（>&-），结果无处可写；不想看输出时请改用 > /dev/null。",
             "en": "standard output is closed (>&-), so the output has nowhere to go; use > /dev/null to discard it.",
@@ -161,6 +169,7 @@ _ERRNO_KEYS: dict[int, str] = {
     errno.ENOSPC: "cli.errno_no_space",
     errno.EROFS: "cli.errno_read_only",
     errno.EIO: "cli.errno_io",
+    errno.EEXIST: "cli.errno_exists",
 }
 #: Errors of the device stdout (or an output file) writes to, not of the program: a full disk, a quota, a file too
 #: large, an I/O error, a descriptor not open for writing. :func:`guard` says them in one line.
@@ -480,6 +489,10 @@ class NumberArg:
             raise self._refuse(tr(key, value=text[:SHOWN_CHARS])) from None
         if value == 0 and _below_normal(text, value):  # 1e-400 read as 0.0: a floor's message would name 0.0
             raise self._below_normal(text, value)
+        if isinstance(value, float) and math.isinf(value) and "inf" not in text.lower():
+            # 1e400 or 400 digits read as inf: "= inf: must be a finite number" named a number nobody wrote
+            shown = _approx_text(text)
+            raise self._refuse(tr("cli.float_range", name=self.name, value=shown, high=sys.float_info.max))
         try:
             if self.convert is int:
                 return check_int(self.name, value, **{k: int(v) for k, v in self.bounds.items()})
@@ -502,6 +515,15 @@ class NumberArg:
         return argparse.ArgumentTypeError(
             tr("cli.below_normal", name=self.name, text=shown, read=value, low=sys.float_info.min)
         )
+
+
+def _approx_text(text: str) -> str:
+    """A number written past the float range, as ``≈1.0e+400`` (its text cut to :data:`SHOWN_CHARS` characters where
+    even :class:`~decimal.Decimal` cannot hold its exponent, ``1e99999999999999999999``)."""
+    try:
+        return f"\u2248{Decimal(text.strip()):.1e}"
+    except ArithmeticError:  # decimal.InvalidOperation: an exponent past Decimal's own range
+        return _shown_text(text.strip())
 
 
 #: The part of a written number before its exponent (``1.5`` of ``1.5e-400``).

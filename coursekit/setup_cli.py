@@ -162,7 +162,16 @@ def main(argv: Sequence[str], before: Sequence[str] = ()) -> int:
             default=None,
             help=Text(zh="消息的语言", en="the messages' language").render(),
         )
+        # a --lang before ``setup`` counts as given: a different one after it is refused by name, as ``plan`` and
+        # ``lessons`` refuse it (fuzz pass 26: ``--lang zh setup --lang en`` wrote in English without a word)
+        lang = before[1] if len(before) == 2 and before[0] == "--lang" else None
+        if len(before) == 1 and before[0].startswith("--lang="):
+            lang = before[0].split("=", 1)[1]
+        if lang is not None:
+            parser.given_before = {("--lang",): (f"--lang {lang}", lang)}
         args = parser.parse_args(list(argv))
+    if args.lang is None and lang is not None:
+        args.lang = lang
     if args.lang is not None:
         i18n.set_language(args.lang)
     return guard(prog, lambda: _install_and_report(prog, args.ipython_dir))

@@ -71,6 +71,7 @@ EXTRA_EXAMPLES: dict[str, tuple[str, ...]] = {
         'describe_figure(new_figure(2, 2), lang="zh")',
     ),
     "coursekit.lessons.lesson": ("lesson(1)",),
+    "coursekit.setup_cli.startup_text": ('startup_text("/tmp/course-clone")',),
     "coursekit.pipeline.warmup_microbatches": ('warmup_microbatches(4, 8, 0, schedule="1f1b", virtual_stages=1)',),
     "coursekit.roofline.matmul_bytes": ("matmul_bytes(2, 3, 4, bytes_per_element=2)",),
     "coursekit.roofline.matmul_flops": ("matmul_flops(2, 3, 4)",),
@@ -222,6 +223,32 @@ def test_unlisted_public_functions_refuse_in_chinese_too(qualified: str, args: t
     before = get_language()
     try:
         failures = [f for i in range(len(args)) for f in bad_call_failures(function, list(args), {}, ("arg", i))]
+    finally:
+        set_language(before)
+    assert not failures, f"{qualified}: {len(failures)} bad refusals, e.g.\n" + "\n".join(failures[:8])
+
+
+#: Public functions that write files (``python -m coursekit setup``), each with a valid call's arguments: the same
+#: sweep, run in a temporary folder with IPython's folder (``IPYTHONDIR``) there too, so a bad value that is a valid
+#: path ("zz", or ``[]`` as an empty command line) writes nowhere else.
+WRITING: tuple[tuple[str, tuple[Any, ...]], ...] = (
+    ("coursekit.setup_cli.install_startup", ("ipython",)),
+    ("coursekit.setup_cli.main", (["--ipython-dir", "ipython"],)),
+)
+
+
+@pytest.mark.parametrize(("qualified", "args"), WRITING, ids=[w[0] for w in WRITING])
+def test_writing_public_functions_refuse_in_chinese_too(
+    qualified: str, args: tuple[Any, ...], tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("IPYTHONDIR", str(tmp_path / "default-ipython"))
+    module_name, _, name = qualified.rpartition(".")
+    function = getattr(importlib.import_module(module_name), name)
+    before = get_language()
+    try:
+        with contextlib.redirect_stderr(io.StringIO()):
+            failures = [f for i in range(len(args)) for f in bad_call_failures(function, list(args), {}, ("arg", i))]
     finally:
         set_language(before)
     assert not failures, f"{qualified}: {len(failures)} bad refusals, e.g.\n" + "\n".join(failures[:8])

@@ -19,6 +19,7 @@ Taught in: lesson 9 (decision workbench); the roofline itself in lesson 7.
 
 from __future__ import annotations
 
+import decimal
 import functools
 import inspect
 import numbers
@@ -118,6 +119,7 @@ __all__ = [
     "frozen_weight_grad_flops_per_token",
     "lora_adapters",
     "moe_host_wait_s",
+    "offload_copy_s",
     "training_estimate",
     "training_memory",
 ]
@@ -1230,7 +1232,7 @@ def offload_copy_s(
     waits for) and its backward two thirds, and only the part of a
     copy longer than that shows. Assumed: the copies do not slow the compute (they share the device memory's
     bandwidth) and the link gives its bandwidth to each copy. The others are numbers or arrays (elementwise), each
-    finite and >= 0.
+    finite and >= 0; ``offloaded_layers`` and ``micro_batches`` are counts, whole numbers.
 
     >>> copy, exposed = offload_copy_s(95, 1.864e9, 225e9, 0.045)   # Llama 3.1 405B on GB200: 95 layers of 1.86 GB
     >>> round(float(copy), 3), round(float(exposed), 3)              # 8.3 ms a copy, under 15 / 30 ms of compute
@@ -1260,6 +1262,9 @@ def offload_copy_s(
     except ValueError:
         raise ValueError(tr("planner.offload_shapes", shapes=", ".join(str(shape) for shape in shapes))) from None
     layers, layer_b, compute, micro = checked
+    for name, value, given in (("offloaded_layers", layers, offloaded_layers), ("micro_batches", micro, micro_batches)):
+        if not np.all(np.floor(value) == value):  # counts: 2.5 layers, 5e-324 micro-batches (fuzz pass 26)
+            raise ValueError(tr("planner.whole_counts", name=name, value=shown_repr(given)))
     return _offload_copy_s(np, layers, layer_b, link, compute, micro)
 
 
@@ -2007,6 +2012,10 @@ register(
             "zh": "{name} 有 {length} 行，而第一列有 {first} 行：各列的长度必须相同。",
             "en": "{name} has {length:@row}, but the first column has {first}: the columns must have one length.",
         },
+        "planner.whole_counts": {
+            "zh": "{name} = {value}：必须是整数（这是个数），或由整数组成的数组。",
+            "en": "{name} = {value}: must be a whole number (it is a count), or an array of them.",
+        },
         "planner.nonnegative_values": {
             "zh": "{name} = {value}：必须是不超过 2**53 的非负数，或由这样的数组成的数组。",
             "en": "{name} = {value}: must be a non-negative number no larger than 2**53, or an array of them.",
@@ -2031,14 +2040,15 @@ register(
 def _nonnegative_values(np: Any, name: str, value: Any) -> Any:
     """``value`` as a float or a float array of values from 0 to 2**53 (:data:`MAX_INT`: their products stay finite);
     else TypeError / ValueError naming ``name``."""
-    if isinstance(value, (str, bytes, bool)) or value is None:
+    # Decimal is no real number here as everywhere in the course (fuzz pass 26: Decimal('2.5') was taken)
+    if isinstance(value, (str, bytes, bool, decimal.Decimal)) or value is None:
         raise TypeError(tr("planner.nonnegative_values", name=name, value=shown_repr(value)))
     if isinstance(value, numbers.Real):
         return check_number(name, value, ge=0, le=MAX_INT)
     truth = (bool, np.bool_)  # True is no count or time, in an array or a list as alone (where it is refused above)
     if isinstance(value, np.bool_) or getattr(value, "dtype", None) == np.bool_:
         raise TypeError(tr("planner.nonnegative_values", name=name, value=shown_repr(value)))
-    if isinstance(value, (list, tuple)) and any(isinstance(item, truth) for item in value):
+    if isinstance(value, (list, tuple)) and any(isinstance(item, (*truth, decimal.Decimal)) for item in value):
         raise TypeError(tr("planner.nonnegative_values", name=name, value=shown_repr(value)))
     try:
         array = np.asarray(value, dtype=float)

@@ -28,6 +28,7 @@ from ..model_config import localized_source
 from ..scaling import StepTimeline
 from ..specs import ATTENTION_KERNEL_COMPUTE_CAPABILITY, ATTENTION_KERNELS, PLAN_RECOMPUTE_MODES, fp8_weight_cache_bytes
 from ..units import (
+    DURATION_PLAIN_RANGE,
     DURATION_UNITS,
     ESTIMATE_SIGNIFICANT,
     MAX_PRINTED_PLACES,
@@ -813,6 +814,12 @@ def step_line_parts(timeline: StepTimeline) -> dict[str, str]:
         unit = name.render()
     compute, exposed, bubble, host = (x / per_unit for x in seconds)
     hidden = timeline.hidden_communication_s / per_unit
+    # past DURATION_PLAIN_RANGE in the largest unit (an absurd model's 577769999703 days, fuzz pass 26): every number
+    # of the line in the step's power of ten, printed as duration_text writes such a time (2.87e+06 days)
+    exponent = 0
+    if total_s / per_unit >= DURATION_PLAIN_RANGE[1]:
+        exponent = math.floor(math.log10(total_s / per_unit))
+        compute, exposed, bubble, host, hidden = (x / 10.0**exponent for x in (compute, exposed, bubble, host, hidden))
     step_parts = (compute, exposed, bubble, *((host,) if host > 0 else ()))
     comm_parts = (exposed, hidden)
     values = (*step_parts, hidden, sum(step_parts), sum(comm_parts))
@@ -849,7 +856,17 @@ def step_line_parts(timeline: StepTimeline) -> dict[str, str]:
         # printed 0.1 so that 62.1 + 0.8 + 0.1 = 63.0) keeps its digit, so the line still adds up as printed
         if not _shows_digit(value, places) and Decimal(shown[key]) == 0:
             shown[key] = below
+    if exponent:
+        shown = {key: _with_exponent(text, exponent) for key, text in shown.items()}
     return {**shown, "unit": unit}
+
+
+def _with_exponent(text: str, exponent: int) -> str:
+    """A number of the step line printed in units of ``10**exponent`` written in e-notation: ``2.87`` at 6 as
+    ``2.87e+06``, ``<0.01`` as ``<0.01e+06``, a zero as ``0``."""
+    if not text.startswith("<") and Decimal(text) == 0:
+        return "0"
+    return f"{text}e{exponent:+03d}"
 
 
 def _adds_up_alone(parts: tuple[float, ...], places: int) -> bool:

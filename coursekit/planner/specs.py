@@ -426,8 +426,8 @@ register(
             "en": "; the host time is an estimate, see the notes",
         },
         "planner.throughput_line": {
-            "zh": "  估算吞吐每秒 {tokens_per_s:,.0f} 个 token，模型 FLOP/s 利用率 {mfu:.1%~}",
-            "en": "  Estimated throughput {tokens_per_s:,.0f} tokens/s, model FLOP/s utilisation {mfu:.1%~}",
+            "zh": "  估算吞吐每秒 {tokens_per_s:,.0f~} 个 token，模型 FLOP/s 利用率 {mfu:.1%~}",
+            "en": "  Estimated throughput {tokens_per_s:,.0f~} tokens/s, model FLOP/s utilisation {mfu:.1%~}",
         },
         "planner.not_in_space": {
             "zh": "  （这个组合不在搜索空间内：{why}）",
