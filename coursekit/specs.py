@@ -40,7 +40,7 @@ from .hardware import (
     NVLINK5_B200_BYTES_PER_S,
     NVLINK_H800_BYTES_PER_S,
 )
-from .i18n import Count, Text, register, tr
+from .i18n import Count, Text, register, shown_repr, tr
 from .model_config import model_fields_from_config, spec_error
 
 __all__ = [
@@ -2426,7 +2426,9 @@ class ClusterSpec:
                 if host[1] is None
                 else ("host_link_bandwidth_bytes_per_s", "host_memory_per_device_gib")
             )
-            raise ValueError(tr("specs.host_pair", given=given, value=getattr(raw, given), missing=missing))
+            value = getattr(raw, given)
+            shown = format(value, ".6g") if type(value) is float and math.isfinite(value) else shown_repr(value)
+            raise ValueError(tr("specs.host_pair", given=given, value=shown, missing=missing))
         if host[0] is not None:
             memory = _cluster_figure(
                 "host_memory_per_device_gib", host[0], ge=MIN_DEVICE_MEMORY_GIB, le=MAX_DEVICE_MEMORY_GIB

@@ -232,6 +232,10 @@ def test_host_figures_come_in_pairs_and_in_range(lang: str) -> None:
     with pytest.raises(TypeError, match="host_link_bandwidth_bytes_per_s"):
         replace(base, host_memory_per_device_gib=100.0, host_link_bandwidth_bytes_per_s="63e9")
     assert ("主机" in str(info.value)) == (lang == "zh")
+    # the figure given alone is echoed at 6 significant digits, not as 31507692307.692307 (GB/s typed, bytes/s kept)
+    with pytest.raises(ValueError, match=r"host_link_bandwidth_bytes_per_s = 3\.15077e\+10[,，]") as alone:
+        replace(base, host_link_bandwidth_bytes_per_s=31.5076923076923e9)
+    assert "31507692307" not in str(alone.value)
     ok = replace(base, host_memory_per_device_gib=100, host_link_bandwidth_bytes_per_s=31.5e9)
     assert isinstance(ok, ClusterSpec) and ok.host_memory_per_device_gib == 100.0
 
