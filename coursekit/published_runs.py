@@ -245,16 +245,20 @@ DEEPSEEK_V3_BRIDGE_CONFIG: str = (
 )
 
 
-#: Megatron-Core's MoE guide (megatron/core/transformer/moe/README.md): "With MCore v0.9, we've achieved remarkable
-#: performance of 468 TFLOPS for Mixtral 8X7B bf16 training", and, under "Reference Best Parallel Mapping", Mixtral
-#: 8x7B (dropless, all-to-all dispatcher, BF16) on 64 H100s (8 per node, InfiniBand 8x400 Gbit/s; PyTorch 24.09
-#: with Transformer Engine v1.11), sequence 4096: TP 1, EP 8, PP 4, VP 8, MBS 1, GBS 256. The guide gives the figure
-#: and the mapping on the same page; that the figure was measured on that mapping is the course's reading. The
-#: figure is Megatron-Core's logged TFLOP/s per GPU, counted by its r0.8 formula (core_r0.8.0 to core_r0.10.0).
+#: Megatron-Core's MoE guide (megatron/core/transformer/moe/README.md @ 8a71e3bc, its opening paragraph): "This boosts
+#: Mixtral 8X7B bf16 training to achieve **468 TFLOPS** as of MCore v0.9" (audit 29: the wording "With MCore v0.9,
+#: we've achieved remarkable performance of 468 TFLOPS for Mixtral 8X7B bf16 training" quoted here before came in
+#: with Megatron-LM 0d389f5e, 2025-02-25, after the cited commit), and, under "Reference Best Parallel Mapping" ("the
+#: reference parallel mappings of MCore v0.8"), Mixtral 8x7B (dropless, all-to-all dispatcher, BF16) on 64 H100s (8
+#: per node, InfiniBand 8x400 Gbit/s; PyTorch 24.09 with Transformer Engine v1.11), sequence 4096: TP 1, EP 8, PP 4,
+#: VP 8, MBS 1, GBS 256. The guide gives the figure and the mapping on the same page; that the figure was measured on
+#: that mapping is the course's reading. The figure is Megatron-Core's logged TFLOP/s per GPU, counted by its r0.8
+#: formula (core_r0.8.0 to core_r0.10.0).
 MEGATRON_CORE_MOE_GUIDE: str = (
     "NVIDIA Megatron-LM, megatron/core/transformer/moe/README.md @ 8a71e3bc7ddf27b83f981b9751a115e48f31c5f0 "
-    "(“468 TFLOPS for Mixtral 8X7B bf16 training” with MCore v0.9; “Reference Best Parallel Mapping”: Mixtral "
-    "8x7B (Dropless), All-to-All, BF16, 64 GPUs, SEQ LEN 4096, TP 1, EP 8, PP 4, VP 8, MBS 1, GBS 256)"
+    "(“This boosts Mixtral 8X7B bf16 training to achieve 468 TFLOPS as of MCore v0.9”; “Reference Best Parallel "
+    "Mapping”: Mixtral 8x7B (Dropless), All-to-All, BF16, 64 GPUs, SEQ LEN 4096, TP 1, EP 8, PP 4, VP 8, MBS 1, "
+    "GBS 256)"
 )
 
 
