@@ -67,6 +67,7 @@ __all__ = [
     "NEMO_2502_B200_SOURCE",
     "NEMO_2502_H100_RUNS",
     "NEMO_2502_H100_SOURCE",
+    "NEMO_2502_MIXTRAL_8X22B_CONFIG",
     "NEMO_LONG_CONTEXT_ROWS",
     "NEMO_LONG_CONTEXT_RUNS",
     "NEMO_LONG_CONTEXT_SOURCE",
@@ -1636,7 +1637,8 @@ NEMO_2502_B200_SOURCE: str = _NEMO_2502_SOURCE.format(system="DGX-B200")
 NEMO_2502_H100_SOURCE: str = _NEMO_2502_SOURCE.format(system="DGX-H100")
 #: What those rows ran: NeMo's performance scripts of that release (scripts/llm/performance/pretrain_*.py @ v2.2.0,
 #: 7192a2c944c48ab253f3f711ee52fe2dc986a3bb) build ``pretrain_recipe(performance_mode=True)`` (Megatron-Core's
-#: distributed optimizer, TP comm overlap) and, at FP8, ``bf16_with_fp8_mixed()`` (delayed scaling) with
+#: distributed optimizer; TP comm overlap in every recipe of the table but Mixtral 8x22B's,
+#: :data:`NEMO_2502_MIXTRAL_8X22B_CONFIG`) and, at FP8, ``bf16_with_fp8_mixed()`` (delayed scaling) with
 #: ``grad_reduce_in_fp32 = False`` (bf16 gradients: the ``zero-fp16-adam`` recipe's 2 + 2 + 12 bytes).
 NEMO_2502_B200_CONFIG: str = (
     "NVIDIA NeMo scripts/llm/performance/pretrain_llama3_8b.py (and the other pretrain_*.py) @ "
@@ -1658,24 +1660,53 @@ _NEMO_2502_B200_ROWS: tuple[tuple[Any, ...], ...] = (
 )
 
 
+#: What the same release's scripts set for Mixtral 8x22B that differs from the other rows (audit 29). Its B200 row in
+#: scripts/llm/performance/recommended_model_configs/model_configs_b200.csv sets expert TP 1 (``etp_size`` 1.0, which
+#: ``get_user_configs`` passes to ``expert_tensor_parallel_size``; unset, Megatron-Core's default is ETP = TP = 2), and
+#: the recipe's ``pretrain_performance_optimizations`` builds ``MegatronCommOverlapCallback`` without
+#: ``tp_comm_overlap``, which the callback leaves off ("Optimizations disabled by default, can be overriden by user":
+#: ``comm_overlap_cfg.tp_comm_overlap = False``), where the dense recipes of the table pass ``tp_comm_overlap=True``.
+NEMO_2502_MIXTRAL_8X22B_CONFIG: str = (
+    "NVIDIA NeMo @ 7192a2c944c48ab253f3f711ee52fe2dc986a3bb (v2.2.0): scripts/llm/performance/"
+    "recommended_model_configs/model_configs_b200.csv (pre_train,mixtral,8x22b,b200,fp8: tp 2, pp 4, cp 8, dp 4, ep 8, "
+    "etp 1, vp 14, mbs 1, gbs 64); nemo/collections/llm/recipes/mixtral_8x22b.py pretrain_performance_optimizations: "
+    "MegatronCommOverlapCallback(overlap_param_gather_with_optimizer_step=False), tp_comm_overlap not set; "
+    "nemo/lightning/pytorch/callbacks/megatron_comm_overlap.py: comm_overlap_cfg.tp_comm_overlap = False "
+    "(“Optimizations disabled by default”)"
+)
+#: The rows whose scripts leave TP comm overlap off and set an expert TP: model -> expert TP (audit 29).
+_NEMO_2502_ETP: dict[str, int] = {"mixtral-8x22b": 1}
+
+
 def _nemo_2502_run(row: tuple[Any, ...], cluster: str, source: str) -> PublishedRun:
-    """One row of NeMo 25.02's page (the layout of :data:`_NEMO_2502_B200_ROWS`), with its scripts' options."""
+    """One row of NeMo 25.02's page (the layout of :data:`_NEMO_2502_B200_ROWS`), with its scripts' options: TP comm
+    overlap on, except for Mixtral 8x22B, whose recipe leaves it off and sets expert TP 1
+    (:data:`NEMO_2502_MIXTRAL_8X22B_CONFIG`)."""
     model, label, gpus, batch, micro_batch, seq, tp, pp, cp, virtual, ep, tokens = row
+    etp = _NEMO_2502_ETP.get(model)
+    own = f"; {NEMO_2502_MIXTRAL_8X22B_CONFIG}" if etp is not None else ""
     return _run(
         f"NeMo 25.02 {label}, {gpus} {cluster.split('-')[0].upper()} (FP8)",
         model,
         gpus,
         batch,
         seq,
-        {"tp": tp, "pp": pp, "cp": cp, "dp": gpus // (tp * pp * cp), **({"ep": ep} if ep > 1 else {})},
+        {
+            "tp": tp,
+            "pp": pp,
+            "cp": cp,
+            "dp": gpus // (tp * pp * cp),
+            **({"ep": ep} if ep > 1 else {}),
+            **({"etp": etp} if etp is not None else {}),
+        },
         micro_batch,
         virtual,
         tokens,
-        f"{source}, row {label.split(',')[0]}; {NEMO_2502_B200_CONFIG}",
+        f"{source}, row {label.split(',')[0]}; {NEMO_2502_B200_CONFIG}{own}",
         zero_stages=(1,),
         options=(
             ("recipe", "zero-fp16-adam"),
-            ("overlap_tp", TP_COMM_OVERLAP_ON),
+            TP_OVERLAP_OFF if etp is not None else ("overlap_tp", TP_COMM_OVERLAP_ON),
             *((EDGE_SPLIT,) if model == "llama3-405b" else ()),  # v2.2.0's llama31_405b recipe (EDGE_SPLIT)
         ),
         cluster=cluster,

@@ -12,11 +12,10 @@ What was checked, every value typed below from the source itself (never read bac
    :func:`test_vendor_rows_transcribe_their_tables`; no figure or layout differed from its source.
 2. The workload options against the training configs each run cites (NeMo-Framework-Launcher 24.07, Megatron-Bridge
    recipes and performance scripts, DGX Cloud recipes, NeMo 2.x recipes, the ModelZoo scripts).
-   Found, not merged here: NeMo 25.02's Mixtral 8x22B row ran NeMo v2.2.0's recipe (7192a2c9), whose
-   ``pretrain_performance_optimizations`` builds ``MegatronCommOverlapCallback`` without ``tp_comm_overlap`` (the
-   callback then leaves it off), and whose B200 config row sets expert TP 1; the run is registered with TP comm
-   overlap on and expert TP = TP = 2. The fix (still a pass; the B200 rows' top ratio moves from 1.17 to 1.24) changes
-   a figure lesson 9's prose states, which this audit may not edit: it waits on branch audit29-mixtral8x22b.
+   Fixed (branch audit29-mixtral8x22b, with lesson 9's prose still to follow): NeMo 25.02's Mixtral 8x22B row ran
+   NeMo v2.2.0's recipe (7192a2c9), whose ``pretrain_performance_optimizations`` builds ``MegatronCommOverlapCallback``
+   without ``tp_comm_overlap`` (the callback then leaves it off), and whose B200 config row sets expert TP 1; the run
+   was registered with TP comm overlap on and expert TP = TP = 2 (:func:`test_nemo_2502_mixtral_8x22b_runs_its_recipe`).
 3. Citations. Fixed: the Mixtral 8x7B run quoted the MoE guide in a wording that came in after the cited commit
    (Megatron-LM 0d389f5e, 2025-02-25); it now quotes the text at 8a71e3bc
    (:func:`test_moe_guide_quote_is_the_cited_text`).
@@ -32,6 +31,7 @@ from typing import Any
 from coursekit.presets import MODELS
 from coursekit.published_runs import (
     MEGATRON_CORE_MOE_GUIDE,
+    NEMO_2502_B200_RUNS,
     NEMO_LONG_CONTEXT_ROWS,
     all_published_runs,
 )
@@ -208,6 +208,24 @@ def test_nemo_long_sequence_rows_transcribe_the_table() -> None:
         (1024, 1024, 4, 8, 1, 4, 32, 536.0, 26.5),
     )
     assert NEMO_LONG_CONTEXT_ROWS == table
+
+
+def test_nemo_2502_mixtral_8x22b_runs_its_recipe() -> None:
+    # NVIDIA/NeMo @ 7192a2c9 (v2.2.0): model_configs_b200.csv "pre_train,mixtral,8x22b,b200,fp8,256.0,65536.0,
+    # 2.0,4.0,8.0,4.0,8.0,1.0,14.0,1.0,64.0,1.0" (tp, pp, cp, dp, ep, etp, vp, mbs, gbs): expert TP 1; the recipe's
+    # MegatronCommOverlapCallback gets no tp_comm_overlap, and the callback leaves it False
+    (run,) = (run for run in NEMO_2502_B200_RUNS if run.model == "mixtral-8x22b")
+    degrees, options = dict(run.degrees), dict(run.workload_options)
+    assert tuple(degrees[k] for k in ("tp", "pp", "cp", "dp", "ep", "etp")) == (2, 4, 8, 4, 8, 1)
+    assert (options["max_virtual_stages"], options["max_micro_batch"], run.global_batch) == (14, 1, 64)
+    assert options["overlap_tp"] == 0.0 and run.workload().overlap("tp") == 0.0
+    assert "model_configs_b200.csv" in run.source and "7192a2c944c48ab253f3f711ee52fe2dc986a3bb" in run.source
+    # the table's dense rows at TP > 1 ran recipes that pass tp_comm_overlap=True (gpt3_175b, llama3_70b,
+    # llama31_405b, nemotron4_340b pretrain_performance_optimizations @ 7192a2c9): they keep the overlap on
+    for other in NEMO_2502_B200_RUNS:
+        if other.model != "mixtral-8x22b" and dict(other.degrees)["tp"] > 1:
+            assert dict(other.workload_options)["overlap_tp"] > 0.0, other.name
+            assert "etp" not in dict(other.degrees), other.name
 
 
 def test_moe_guide_quote_is_the_cited_text() -> None:

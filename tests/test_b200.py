@@ -114,9 +114,11 @@ def test_b200_runs_pass_without_a_constant_fitted_on_b200() -> None:
     bridge = [compare_published(run) for run in MEGATRON_BRIDGE_B200_RUNS]
     nemo = [compare_published(run) for run in NEMO_2502_B200_RUNS]
     assert all(c.passes for c in (*bridge, *nemo))
-    # what lesson 9 says: 0.89 to 1.17 of the measured throughput; Megatron-Bridge's four at most 0.95, NeMo's from 0.98
+    # what lesson 9 says: 0.89 to 1.24 of the measured throughput; Megatron-Bridge's four at most 0.95, NeMo's from 0.98
+    # (the top was 1.17 until audit 29 registered NeMo 25.02's Mixtral 8x22B row as its recipe ran it: expert TP 1 and
+    # no TP comm overlap, tests/test_audit29.py; it is now that row's 1.24)
     ratios = sorted(round(c.estimated_over_published, 2) for c in (*bridge, *nemo))
-    assert ratios[0] == 0.89 and ratios[-1] == 1.17
+    assert ratios[0] == 0.89 and ratios[-1] == 1.24
     assert round(max(c.estimated_over_published for c in bridge), 2) == 0.95
     assert round(min(c.estimated_over_published for c in nemo), 2) == 0.98
 
