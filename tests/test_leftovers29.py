@@ -18,7 +18,9 @@ reproduced, fixed in the source and held here:
 3. Guide 9 (zh and en) could not answer "why does the estimate offload 51 layers where NVIDIA offloads 95?". It now
    does, with the planner's numbers: the fewest layers that fit leave 1.1 GiB of 186; every count from 51 to 125 fits
    and gives the same step because each layer's copy (8.2 ms one way) hides behind its forward (15.2 ms); 95 layers'
-   copies (1.56 s a step) are hidden too; 44 more layers free 75.7 GiB. Pinned against the planner below.
+   copies (1.56 s a step) are hidden too; 44 more layers free 75.7 GiB. Pinned against the planner below, and so
+   are the talking point's other numbers: 95 of 126 layers (the planner's source for the engine's rules), 186 GiB
+   (the GB200 preset) and 5.62 s (the held-out table's 729 tokens/s per GPU), which no test had tied to a source.
 4. ``tools/lesson_times.py`` against the lessons' stated times: every lesson is within a third (no time changed).
 """
 
@@ -276,3 +278,32 @@ def test_every_stated_lesson_time_is_within_a_third_of_the_estimate() -> None:
         stated = int(source.split("**Time:** about ", 1)[1].split(" min", 1)[0])
         assert f"约 {stated} 分钟" in source  # zh states the same
         assert abs(stated - raw_min) <= raw_min / 3, (notebook.name, stated, raw_min)
+
+
+@pytest.mark.parametrize("guide_lang", ["zh", "en"])
+def test_guide_9_offloading_point_quotes_its_sources(guide_lang: str) -> None:
+    """The rest of the talking point, read as an instructor would check it: 95 of 126 layers from NVIDIA's config
+    (the planner's source string), 186 GiB from the GB200 preset, 5.62 s from the held-out table's 729 tokens/s per
+    GPU: 64 sequences x 8192 tokens / (729 x 128 GPUs) = 5.619 s (by hand)."""
+    from coursekit.presets import CLUSTERS, MODELS
+    from coursekit.specs import OFFLOAD_SOURCE
+    from tests.benchmark_scripts import load_benchmark
+
+    rows = load_benchmark("report_heldout_outside16").BRIDGE_ROWS
+    (row,) = [r for r in rows if r[:3] == ("25.09", "GB200", "LLAMA3.1_405B")]
+    gpus, gbs, seq, tokens_per_s_per_gpu = row[5], row[6], row[8], row[15]
+    assert (gpus, gbs, seq, tokens_per_s_per_gpu) == (128, 64, 8192, 729.0)
+    measured_s = gbs * seq / (tokens_per_s_per_gpu * gpus)
+    assert f"{measured_s:.2f}" == "5.62"
+    assert "cpu_offloading_num_layers=95" in OFFLOAD_SOURCE and MODELS["llama3-405b"].layers == 126
+    guide = (ROOT / "docs" / "instructor" / guide_lang / "09_workbench.md").read_text(encoding="utf-8")
+    point = guide.split("**向主机借显存：激活卸载。**" if guide_lang == "zh" else "**Memory from the host", 1)[1]
+    point = point.split("\n- **", 1)[0]
+    words = (
+        ("126 层中 95 层", "实测每步 5.62 s", "设备只有 186")
+        if guide_lang == "zh"
+        else ("95 of 126", "5.62 s", "of 186")
+    )
+    for word in words:
+        assert word in point, word
+    assert f"{CLUSTERS['gb200-nvl72'].memory_per_device_gib:.0f}" == "186"
