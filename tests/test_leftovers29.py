@@ -21,6 +21,9 @@ reproduced, fixed in the source and held here:
    copies (1.56 s a step) are hidden too; 44 more layers free 75.7 GiB. Pinned against the planner below, and so
    are the talking point's other numbers: 95 of 126 layers (the planner's source for the engine's rules), 186 GiB
    (the GB200 preset) and 5.62 s (the held-out table's 729 tokens/s per GPU), which no test had tied to a source.
+   The point told the instructor to show ``result.explain("tp=2,pp=1,dp=64,...")``, but the lesson's ``result`` plans
+   Llama 3 70B on H100s (another run), and ``explain`` alone shows a dataclass repr: the guide now gives the code
+   that plans NVIDIA's run and prints the three explanations; the test runs that code and finds the quoted numbers.
 4. ``tools/lesson_times.py`` against the lessons' stated times: every lesson is within a third (no time changed).
 """
 
@@ -307,3 +310,38 @@ def test_guide_9_offloading_point_quotes_its_sources(guide_lang: str) -> None:
     for word in words:
         assert word in point, word
     assert f"{CLUSTERS['gb200-nvl72'].memory_per_device_gib:.0f}" == "186"
+
+
+@pytest.mark.parametrize("guide_lang", ["zh", "en"])
+def test_guide_9_offloading_demo_code_prints_the_numbers_the_guide_quotes(guide_lang: str) -> None:
+    """The talking point told the instructor to show ``result.explain(...)``, but the lesson's ``result`` plans Llama 3
+    70B on 128 H100s: the 405B run's numbers never appeared, and ``explain(...)`` alone showed a dataclass repr. The
+    guide now gives the code that plans NVIDIA's run; run here as the instructor runs it, in the guide's language."""
+    guide = (ROOT / "docs" / "instructor" / guide_lang / "09_workbench.md").read_text(encoding="utf-8")
+    point = guide.split("**向主机借显存：激活卸载。**" if guide_lang == "zh" else "**Memory from the host", 1)[1]
+    point = point.split("\n- **", 1)[0]
+    assert "result.explain" not in point
+    block = point.split("```python\n", 1)[1].split("```", 1)[0]
+    code = "\n".join(line[2:] for line in block.splitlines())  # the list item's indent
+    assert max(len(line) for line in code.splitlines()) <= 100
+    before = i18n.get_language()
+    coursekit.set_language(guide_lang)
+    out = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out):
+            exec(compile(code, f"<guide 9 {guide_lang}>", "exec"), {"__name__": "__guide__"})
+    finally:
+        coursekit.set_language(before)
+    printed = out.getvalue()
+    offload = "51 层的激活" if guide_lang == "zh" else "the activations of 51 layers"
+    for shown, quoted in [
+        ("271.0 GiB", "271.0 GiB"),
+        ("估算步时 7.65 s" if guide_lang == "zh" else "Estimated step 7.65 s", "7.65 s"),
+        ("估算步时 5.78 s" if guide_lang == "zh" else "Estimated step 5.78 s", "5.78 s"),
+        (offload, "51"),
+        ("184.947 GiB", "184.9 GiB"),
+        ("186.0 GiB", "186"),
+    ]:
+        assert shown in printed, shown
+        assert quoted in guide, quoted
+    assert printed.count("tp=2,pp=1,dp=64") == 3
