@@ -7,7 +7,8 @@ reproduced, fixed in the source and held here:
    ``answer = [5, 7]`` and each single number; ``answer = [5; 7]`` is told lists take commas (``answer = [5, 7]``);
    an SI prefix or a Chinese order of magnitude after a number, ``answer = 989T/4.8T``, ``answer = 20*3.2万`` and
    ``answer = 1.5k`` (1.5k had been told to drop the "unit" k, answer = 1.5, a thousandth of what was meant), is
-   written as a power of ten, ``answer = 989e12/4.8e12``, ``answer = 20*3.2e4``, ``answer = 1.5e3``
+   written as a power of ten, ``answer = 989e12/4.8e12``, ``answer = 20*3.2e4``, ``answer = 1.5e3`` (a k or K also
+   gets the lessons' token reading, 8K tokens = ``8*1024``)
    (``coursekit.exercises.input_help._leftover_slip``). Every line shown compiles and means what was typed; valid
    lines get no help. zh and en, through a real IPython shell with the extension loaded.
 2. ``answer = 2^10`` is valid Python (XOR, 8) and raises nothing, so no line of help can appear; ``check`` already
@@ -345,3 +346,18 @@ def test_guide_9_offloading_demo_code_prints_the_numbers_the_guide_quotes(guide_
         assert shown in printed, shown
         assert quoted in guide, quoted
     assert printed.count("tp=2,pp=1,dp=64") == 3
+
+
+def test_a_k_after_a_number_also_gets_the_lessons_token_reading(shell: Any, lang: str) -> None:
+    # the lessons write sequence lengths as 8K (8192 tokens, 8 x 1024): both readings are shown, each a line that runs
+    printed, _ = _run(shell, "answer = 8K")
+    hint = _help_line(printed)
+    if lang == "zh":
+        assert "课程里的序列长度按 1K = 1024 计" in hint and "数的是 token 时写 answer = 8*1024。" in hint
+    else:
+        assert "sequence lengths with 1K = 1024" in hint and "for a count of tokens write answer = 8*1024." in hint
+    assert hint.endswith("answer = 8e3")
+    for line, value in (("answer = 8*1024", 8192), ("answer = 8e3", 8000)):
+        assert _run(shell, line)[1].success and shell.user_ns["answer"] == value
+    # no K, no such reading
+    assert "1024" not in _help_line(_run(shell, "answer = 989T/4.8T")[0])

@@ -993,11 +993,16 @@ _register_messages(
         "input_help.scaled_number": {
             "zh": "第 {line} 行的数后面跟着数量级 {words}：Python 的数后面不能直接跟字母或汉字。"
             "把每个数量级写成 10 的幂（e{example} 就是 × 10^{example}），算出的数再按题目要求的单位换算。"
-            "意思不变的一行：{fixed}",
+            "{kilo}意思不变的一行：{fixed}",
             "en": "Line {line} writes an order of magnitude after a number, {words}: a Python number cannot be "
             "followed by a letter or a Chinese character. Write each as a power of 10 (e{example} is "
-            "× 10^{example}), then convert the result to the unit the question asks for. The line with the same "
-            "meaning: {fixed}",
+            "× 10^{example}), then convert the result to the unit the question asks for. {kilo}The line with the "
+            "same meaning: {fixed}",
+        },
+        "input_help.kilo_tokens": {
+            "zh": "课程里的序列长度按 1K = 1024 计（8K 个 token 是 8 * 1024 = 8192）：数的是 token 时写 {binary}。",
+            "en": "The lessons count sequence lengths with 1K = 1024 (8K tokens is 8 * 1024 = 8192): for a count of "
+            "tokens write {binary}. ",
         },
         "input_help.or_plain": {"zh": "{first} 或 {last}", "en": "{first} or {last}"},
     }
@@ -1006,6 +1011,8 @@ _register_messages(
 #: The SI prefixes a learner writes after a number as the lessons' prose does (989T for 989 TFLOP/s, 1.5k, 4.8T):
 #: each is a power of ten. Lower-case m (milli, or metres, or minutes) is left out: it cannot be guessed.
 SI_PREFIX_POWERS: dict[str, int] = {"k": 3, "K": 3, "M": 6, "G": 9, "T": 12, "P": 15}  # data, not prose
+#: 1K as the lessons count tokens (8K tokens is 8192)
+KIBI: int = 1024
 #: A number with an SI prefix (no space: ``4.8 T`` may be a unit's start) or a Chinese order of magnitude after it
 _SCALED_NUMBER = re.compile(
     rf"(?<![\w.])(?P<number>{_PLAIN_NUMBER.replace('[-+]?', '')})"
@@ -1093,11 +1100,19 @@ def _scaled_hint(text: str, line: int) -> str | None:
     if not _compiles(fixed):
         return None
     shown = tr("input_help.list_separator").join(f"{word} = 10^{power}" for word, power in words.items())
+    # the lessons write sequence lengths as 8K (8192 tokens): a K may be 1024, so that reading is shown too
+    binary = _SCALED_NUMBER.sub(
+        lambda m: f"{m.group('number')}*{KIBI}" if m.group("si") in ("k", "K") else m.group(0), code
+    ).strip()
+    kilo = ""
+    if binary != code.strip() and _compiles(binary) and _SCALED_NUMBER.search(binary) is None:
+        kilo = tr("input_help.kilo_tokens", binary=shown_str(binary))
     return tr(
         "input_help.scaled_number",
         line=line,
         words=shown_str(shown),
         example=next(iter(words.values())),
+        kilo=kilo,
         fixed=shown_str(fixed),
     )
 
