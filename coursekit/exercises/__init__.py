@@ -457,9 +457,13 @@ _register_messages(
         },
         "exercises.slip.caret": {
             "zh": "{line}：Python 里 ^ 不是乘方，而是按位异或 (XOR)，所以没有报错，算出的却是另一个数（2^30 是 28）。"
-            "乘方写作 **：{fixed}",
+            "{own}乘方写作 **：{fixed}",
             "en": "{line}: in Python ^ is not a power but bitwise XOR, so no error appeared, but the number is "
-            "another one (2^30 is 28). A power is written **: {fixed}",
+            "another one (2^30 is 28). {own}A power is written **: {fixed}",
+        },
+        "exercises.slip.caret_value": {
+            "zh": "这一行 Python 算出的是 {xor}（就是你的答案），按乘方算是 {power}。",
+            "en": "Python makes this line {xor} (your answer); read as a power it is {power}. ",
         },
         "exercises.quoted_chinese_numeral": {
             "zh": "answer = {value!r} 是用中文数字写的一段文字（字符串），不是数：检查只认阿拉伯数字，"
@@ -786,21 +790,44 @@ _ARITHMETIC_OPERATORS: dict[type, Callable[..., Any]] = {
 }
 
 
-def _arithmetic(node: ast.AST) -> Any:
-    """The value of a line of plain arithmetic (numbers, + - * / // ** and brackets, a tuple of them); ValueError
-    for anything else, so no learner code runs twice."""
+def _arithmetic(node: ast.AST, operators: dict[type, Callable[..., Any]] | None = None) -> Any:
+    """The value of a line of plain arithmetic (numbers, + - * / // ** and brackets, a tuple of them; ``operators``
+    adds others, such as ``^``); ValueError for anything else, so no learner code runs twice."""
+    ops = _ARITHMETIC_OPERATORS if operators is None else operators
     if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
         return node.value
     if isinstance(node, ast.Tuple):
-        return tuple(_arithmetic(item) for item in node.elts)
-    if isinstance(node, ast.BinOp) and type(node.op) in _ARITHMETIC_OPERATORS:
-        left, right = _arithmetic(node.left), _arithmetic(node.right)
+        return tuple(_arithmetic(item, ops) for item in node.elts)
+    if isinstance(node, ast.BinOp) and type(node.op) in ops:
+        left, right = _arithmetic(node.left, ops), _arithmetic(node.right, ops)
         if isinstance(node.op, ast.Pow) and abs(right) > 64:
             raise ValueError("power too large to recompute")
-        return _ARITHMETIC_OPERATORS[type(node.op)](left, right)
-    if isinstance(node, ast.UnaryOp) and type(node.op) in _ARITHMETIC_OPERATORS:
-        return _ARITHMETIC_OPERATORS[type(node.op)](_arithmetic(node.operand))
+        return ops[type(node.op)](left, right)
+    if isinstance(node, ast.UnaryOp) and type(node.op) in ops:
+        return ops[type(node.op)](_arithmetic(node.operand, ops))
     raise ValueError("not plain arithmetic")
+
+
+#: The operators of :func:`_arithmetic` and Python's ``^`` (XOR): how Python reads ``answer = 2^10`` (8)
+_XOR_OPERATORS: dict[type, Callable[..., Any]] = {**_ARITHMETIC_OPERATORS, ast.BitXor: operator.xor}
+
+
+def _caret_readings(line: str, answer: Any) -> tuple[str, str] | None:
+    """``(xor, power)``: the value Python gives the answer line ``line`` (``^`` is XOR) and its value with each ``^``
+    read as a power, written out, when the line is plain arithmetic and ``answer`` is its XOR value; else None.
+
+    >>> _caret_readings("answer = 2^10", 8), _caret_readings("answer = 2^10", 1024), _caret_readings("answer = x^2", 1)
+    (('8', '1024'), None, None)
+    """
+    text = line.split("=", 1)[1]
+    try:
+        xor = _arithmetic(ast.parse(text.strip(), mode="eval").body, _XOR_OPERATORS)
+        power = _arithmetic(ast.parse(text.replace("^", "**").strip(), mode="eval").body)
+    except (ValueError, SyntaxError, ArithmeticError, TypeError, OverflowError):
+        return None
+    if isinstance(xor, tuple) or isinstance(power, tuple) or type(answer) not in (int, float) or xor != answer:
+        return None
+    return tuple(str(v) if isinstance(v, int) else f"{v:.6g}" for v in (xor, power))  # type: ignore[return-value]
 
 
 def _comma_expression(answer: tuple[Any, ...]) -> tuple[str, str] | None:
@@ -1875,9 +1902,21 @@ def _evaluate(exercise: Exercise, answer: Any) -> Feedback:
         return Feedback(eid, "correct", "exercises.correct", {"id": eid, "why": why})
     caret = _caret_answer_line() if exercise.kind == "number" else None
     if caret is not None:  # answer = 2^30 is 28 to Python: no error showed it (review 25)
+        # the learner's own two readings when the line is plain arithmetic that made this answer (leftovers 29)
+        readings = _caret_readings(caret, answer)
+        readings_text = {
+            lang: ""
+            if readings is None
+            else tr("exercises.slip.caret_value", lang=lang, xor=readings[0], power=readings[1])
+            for lang in ("zh", "en")
+        }
         hint = Text(
-            zh=tr("exercises.slip.caret", lang="zh", line=caret, fixed=caret.replace("^", "**")),
-            en=tr("exercises.slip.caret", lang="en", line=caret, fixed=caret.replace("^", "**")),
+            zh=tr(
+                "exercises.slip.caret", lang="zh", line=caret, fixed=caret.replace("^", "**"), own=readings_text["zh"]
+            ),
+            en=tr(
+                "exercises.slip.caret", lang="en", line=caret, fixed=caret.replace("^", "**"), own=readings_text["en"]
+            ),
         )
         return Feedback(eid, "incorrect", "exercises.slip", {"id": eid, "slip": hint}, slip="caret")
     try:

@@ -655,6 +655,9 @@ def input_hint(error: BaseException, line: str | None = None) -> str | None:
         source = text or line or ""
         if _EMPTY_ANSWER.match(source):  # answer = (the ... deleted, nothing typed in its place; review 24)
             return tr("input_help.empty", line=error.lineno or 1)
+        leftover = _leftover_slip(source, error.lineno or 1)  # 3:19, 5和7, 5、7, [5; 7], 989T/4.8T, 1.5k
+        if leftover is not None:
+            return leftover
         worded = _number_with_words(source, error.lineno or 1)
         if worded is not None:
             return worded
@@ -961,6 +964,162 @@ def install(shell: Any = None) -> bool:
         return False
     shell.set_custom_exc(HANDLED_ERRORS, _handler)
     return True
+
+
+# -- leftovers 29: a ratio, values joined in Chinese, a list with semicolons, a prefix after a number ---------------
+
+_register_messages(
+    {
+        "input_help.ratio": {
+            "zh": "第 {line} 行写的是比 {ratio}：Python 没有比号，冒号在这里是语法错误。比就是除法"
+            "（{ratio} 读作 {first} 比 {second}，即 {first} ÷ {second}），写成：{fixed}",
+            "en": "Line {line} writes the ratio {ratio}: Python has no ratio sign, and a colon there is a syntax "
+            "error. A ratio is a division ({ratio} is {first} to {second}, {first} ÷ {second}); write: {fixed}",
+        },
+        "input_help.joined_values": {
+            "zh": "第 {line} 行用“{word}”把几个数连在一起（{items}）：Python 不认中文的“和”“与”“及”和顿号“、”。"
+            "题目要几个数（例如一个列表）时，写在方括号里、用半角逗号隔开：{fixed}；"
+            "题目只要一个数时，只写那一个：{readings}。",
+            "en": "Line {line} joins several numbers with “{word}” ({items}), Chinese for “and” or a list comma, which "
+            "Python does not read. If the question asks for several numbers (a list, say), write them in square "
+            "brackets separated by commas: {fixed}; if it asks for one number, write that one alone: {readings}.",
+        },
+        "input_help.list_semicolon": {
+            "zh": "第 {line} 行括号里的各项用分号隔开：Python 的列表、元组和集合用半角逗号隔开各项"
+            "（分号在 Python 里结束一条语句）。改好的一行：{fixed}",
+            "en": "Line {line} separates the items in its brackets with semicolons: a list, a tuple or a set "
+            "separates its items with commas (in Python a semicolon ends a statement). The line fixed: {fixed}",
+        },
+        "input_help.scaled_number": {
+            "zh": "第 {line} 行的数后面跟着数量级 {words}：Python 的数后面不能直接跟字母或汉字。"
+            "把每个数量级写成 10 的幂（e{example} 就是 × 10^{example}），算出的数再按题目要求的单位换算。"
+            "{kilo}意思不变的一行：{fixed}",
+            "en": "Line {line} writes an order of magnitude after a number, {words}: a Python number cannot be "
+            "followed by a letter or a Chinese character. Write each as a power of 10 (e{example} is "
+            "× 10^{example}), then convert the result to the unit the question asks for. {kilo}The line with the "
+            "same meaning: {fixed}",
+        },
+        "input_help.kilo_tokens": {
+            "zh": "课程里的序列长度按 1K = 1024 计（8K 个 token 是 8 * 1024 = 8192）：数的是 token 时写 {binary}。",
+            "en": "The lessons count sequence lengths with 1K = 1024 (8K tokens is 8 * 1024 = 8192): for a count of "
+            "tokens write {binary}. ",
+        },
+        "input_help.or_plain": {"zh": "{first} 或 {last}", "en": "{first} or {last}"},
+    }
+)
+
+#: The SI prefixes a learner writes after a number as the lessons' prose does (989T for 989 TFLOP/s, 1.5k, 4.8T):
+#: each is a power of ten. Lower-case m (milli, or metres, or minutes) is left out: it cannot be guessed.
+SI_PREFIX_POWERS: dict[str, int] = {"k": 3, "K": 3, "M": 6, "G": 9, "T": 12, "P": 15}  # data, not prose
+#: 1K as the lessons count tokens (8K tokens is 8192)
+KIBI: int = 1024
+#: A number with an SI prefix (no space: ``4.8 T`` may be a unit's start) or a Chinese order of magnitude after it
+_SCALED_NUMBER = re.compile(
+    rf"(?<![\w.])(?P<number>{_PLAIN_NUMBER.replace('[-+]?', '')})"
+    r"(?:(?P<si>["
+    + "".join(SI_PREFIX_POWERS)
+    + r"])(?![A-Za-z\d_])|\s*(?P<zh>"
+    + "|".join(sorted(CHINESE_MAGNITUDES, key=len, reverse=True))
+    + r")(?![\w]))"
+)
+#: ``answer = 3:19``: a ratio written with a colon (full-width ``：`` retyped first)
+_RATIO = re.compile(rf"^(?P<lead>\s*answer\s*=\s*)(?P<first>{_NUMBER})\s*:\s*(?P<second>{_NUMBER})\s*(?:#.*)?$")
+#: The words and signs that join numbers in Chinese: "和", "与", "及" (and), the enumeration comma "、"
+_JOINING_WORDS: tuple[str, ...] = ("和", "与", "及", "、")  # data, not prose
+_JOINED_VALUES = re.compile(
+    rf"^(?P<lead>\s*answer\s*=\s*)(?P<items>{_NUMBER}(?:\s*(?:{'|'.join(_JOINING_WORDS)})\s*{_NUMBER})+)\s*(?:#.*)?$"
+)
+#: ``answer = [5; 7]``: the items of a list, tuple or set separated by semicolons
+_SEMICOLON_LIST = re.compile(
+    r"^(?P<lead>\s*answer\s*=\s*)(?P<open>[\[({])(?P<items>[^;\[\](){}#]+(?:;[^;\[\](){}#]+)+);?\s*(?P<close>[\])}])"
+    r"\s*(?:#.*)?$"
+)
+
+
+def _leftover_slip(source: str, line: int) -> str | None:
+    """The hint for a ratio (``answer = 3:19``), numbers joined in Chinese (``answer = 5和7``, ``answer = 5、7``),
+    a list with semicolons (``answer = [5; 7]``) or a number with a prefix inside a calculation or alone
+    (``answer = 989T/4.8T``, ``answer = 20*3.2万``, ``answer = 1.5k``), else None. Every line shown compiles.
+
+    >>> from coursekit import set_language
+    >>> set_language("en")
+    >>> [_leftover_slip(line, 1).rsplit(": ", 1)[1] for line in ("answer = 3:19", "answer = [5; 7]")]
+    ['answer = 3 / 19', 'answer = [5, 7]']
+    """
+    raw = _fullwidth_digits(source.rstrip())
+    joined = _JOINED_VALUES.match(raw)
+    if joined is not None:
+        lead = joined.group("lead").strip()
+        items = re.findall(_NUMBER, joined.group("items"))
+        word = next(w for w in _JOINING_WORDS if w in joined.group("items"))
+        fixed = f"{lead} [{', '.join(items)}]"
+        singles = [f"{lead} {item}" for item in dict.fromkeys(items)]
+        readings = tr("input_help.or_plain", first=tr("input_help.list_separator").join(singles[:-1]), last=singles[-1])
+        if _compiles(fixed) and all(_compiles(single) for single in singles):
+            return tr(
+                "input_help.joined_values",
+                line=line,
+                word=word,
+                items=shown_str(joined.group("items").strip()),
+                fixed=shown_str(fixed),
+                readings=shown_str(readings),
+            )
+    text = _fixed_line(source)
+    ratio = _RATIO.match(text)
+    if ratio is not None:
+        first, second = ratio.group("first"), ratio.group("second")
+        fixed = f"{ratio.group('lead').strip()} {first} / {second}"
+        if _compiles(fixed):
+            return tr("input_help.ratio", line=line, ratio=f"{first}:{second}", first=first, second=second, fixed=fixed)
+    listed = _SEMICOLON_LIST.match(text)
+    if listed is not None and _BRACKET_PAIRS[listed.group("open")] == listed.group("close"):
+        commas = ", ".join(item.strip() for item in listed.group("items").split(";"))
+        fixed = f"{listed.group('lead').strip()} {listed.group('open')}{commas}{listed.group('close')}"
+        if _compiles(fixed):
+            return tr("input_help.list_semicolon", line=line, fixed=shown_str(fixed))
+    return _scaled_hint(text, line)
+
+
+def _scaled_hint(text: str, line: int) -> str | None:
+    """:func:`_leftover_slip`'s hint for numbers with an SI prefix or a Chinese order of magnitude after them, each
+    written as a power of ten (``989T/4.8T`` as ``989e12/4.8e12``); None when the line has none, when it is one
+    number with a Chinese order of magnitude alone (:func:`magnitude_hint`'s conversion), or when the line so written
+    would not compile."""
+    code, _, comment = text.partition("#")
+    if not _ANSWER_LINE.match(code):
+        return None
+    found = list(_SCALED_NUMBER.finditer(code))
+    if not found:
+        return None
+    if not any(m.group("si") for m in found) and len(re.findall(_NUMBER, code.split("=", 1)[1])) < 2:
+        return None  # answer = 2400亿: converted by the magnitude hint
+    words = {m.group("si") or m.group("zh"): _power_of(m) for m in found}
+    fixed = _SCALED_NUMBER.sub(lambda m: f"{m.group('number')}e{_power_of(m)}", code).strip()
+    if comment:
+        fixed = f"{fixed}  #{comment}"
+    if not _compiles(fixed):
+        return None
+    shown = tr("input_help.list_separator").join(f"{word} = 10^{power}" for word, power in words.items())
+    # the lessons write sequence lengths as 8K (8192 tokens): a K may be 1024, so that reading is shown too
+    binary = _SCALED_NUMBER.sub(
+        lambda m: f"{m.group('number')}*{KIBI}" if m.group("si") in ("k", "K") else m.group(0), code
+    ).strip()
+    kilo = ""
+    if binary != code.strip() and _compiles(binary) and _SCALED_NUMBER.search(binary) is None:
+        kilo = tr("input_help.kilo_tokens", binary=shown_str(binary))
+    return tr(
+        "input_help.scaled_number",
+        line=line,
+        words=shown_str(shown),
+        example=next(iter(words.values())),
+        kilo=kilo,
+        fixed=shown_str(fixed),
+    )
+
+
+def _power_of(found: re.Match[str]) -> int:
+    """The power of ten of the prefix or order of magnitude :data:`_SCALED_NUMBER` found after a number."""
+    return SI_PREFIX_POWERS[found.group("si")] if found.group("si") else CHINESE_MAGNITUDES[found.group("zh")]
 
 
 learner_functions(globals())
