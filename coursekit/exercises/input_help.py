@@ -1025,7 +1025,7 @@ _SCALED_NUMBER = re.compile(
 #: ``answer = 3:19``: a ratio written with a colon (full-width ``：`` retyped first)
 _RATIO = re.compile(rf"^(?P<lead>\s*answer\s*=\s*)(?P<first>{_NUMBER})\s*:\s*(?P<second>{_NUMBER})\s*(?:#.*)?$")
 #: The words and signs that join numbers in Chinese: "和", "与", "及" (and), the enumeration comma "、"
-_JOINING_WORDS: tuple[str, ...] = ("和", "与", "及", "、")  # data, not prose
+_JOINING_WORDS: str = "和与及、"  # data, not prose: each character joins two numbers
 _JOINED_VALUES = re.compile(
     rf"^(?P<lead>\s*answer\s*=\s*)(?P<items>{_NUMBER}(?:\s*(?:{'|'.join(_JOINING_WORDS)})\s*{_NUMBER})+)\s*(?:#.*)?$"
 )

@@ -42,8 +42,10 @@ from .calibration import (
     ATTENTION_KERNEL_RATES,
     ATTENTION_RELATIVE_RATE,
     CAUSAL_EXECUTED_SHARE,
+    DENSE_THROUGHPUT_RATIOS,
     FLASH_ATTENTION_H100_SHORT_TFLOPS,
     MOE_LAYER_HOST_S,
+    MOE_THROUGHPUT_RATIOS,
     attention_relative_rate,
     fp8_share_for,
 )
@@ -1600,6 +1602,22 @@ class PlanResult:
                 if w.flash_attention
                 else tr("planner.attention_kernel_eager")
             )
+            if m.is_moe:
+                from .validation import PASS_THROUGHPUT_TOLERANCE
+
+                moe, dense = MOE_THROUGHPUT_RATIOS, DENSE_THROUGHPUT_RATIOS
+                assumptions += tr(
+                    "planner.moe_uncertainty",
+                    uncertainty=self.assumptions.uncertainty,
+                    moe_runs=moe[0],
+                    moe_low=moe[1],
+                    moe_high=moe[2],
+                    moe_outside=moe[3],
+                    tolerance=PASS_THROUGHPUT_TOLERANCE,
+                    dense_runs=dense[0],
+                    dense_low=dense[1],
+                    dense_high=dense[2],
+                )
             if c.nvlink_domain_gpus is not None:
                 assumptions += tr(
                     "planner.nvlink_domain", domain=c.nvlink_domain_gpus, gpn=c.gpus_per_node, filled=c.domain_gpus
