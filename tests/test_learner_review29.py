@@ -23,6 +23,12 @@ into every exercise cell. What was met and fixed:
    that its estimate is optimistic, and searches the row again without offloading
    (``cp_speedups(recompute_modes=RECOMPUTE_MODES)``, new keyword): the estimate still finds the two layouts about
    as fast, so the gap does not come from offloading.
+5. ``answer = {26.19}`` (braces, a set of one) was refused as "必须是实数（int 或 float），而不是 set", where a list
+   or a tuple of one had been told since review 26 to drop its brackets: a newcomer does not know what a set is. A
+   set of one now gets the same help: drop the braces, ``answer = 26.19``.
+6. After a kernel restart in the middle of a lesson, ``answer == 26.19`` is a NameError for ``answer``, whose line of
+   help sent the learner to run the cells above, which never give ``answer`` a value. The line now says that ``==``
+   compares and shows ``answer = 26.19``.
 
 tests/browser/test_learner_review29.py shows 1 to 3 in Chromium.
 """
@@ -196,3 +202,49 @@ def test_cp_speedups_refuses_an_unknown_mode() -> None:
     with pytest.raises(ValueError, match="recompute_modes") as raised:
         cp_speedups(recompute_modes=("offline",))
     assert "offline" in str(raised.value)
+
+
+# -- 5. a set of one ----------------------------------------------------------------------------------------------
+
+
+@pytest.mark.usefixtures("zh")
+@pytest.mark.parametrize(
+    ("exercise_id", "typed", "literal"),
+    [("q1.zero2_gib", {26.19}, "26.19"), ("matrix.max_dp", {MAX_DP}, "128"), ("q2.latency_bound", {"B"}, "'B'")],
+)
+def test_a_set_of_one_is_told_to_drop_its_braces(exercise_id: str, typed: object, literal: str) -> None:
+    shown = check(exercise_id, typed).message
+    assert shown == (
+        f"无法检查。answer = {typed!r} 是只有一项的集合 (set)（花括号在 Python 里写的是集合）；这道题只要一个值，"
+        f"不要集合：去掉花括号，写成 answer = {literal}。"
+    )
+
+
+@pytest.mark.usefixtures("zh")
+def test_a_set_stays_an_answer_where_the_question_asks_for_one() -> None:
+    # exercise 3.2 asks for a set: {'TP'} alone is a wrong set, not a slip
+    assert check("q3.accepted", {"TP"}).message.startswith("还不对。")
+
+
+# -- 6. two equals signs after a kernel restart -------------------------------------------------------------------
+
+
+def _name_error_of(line: str) -> NameError:
+    try:
+        exec(compile(line, "<cell>", "exec"), {})
+    except NameError as error:
+        return error
+    raise AssertionError(f"{line!r} ran")
+
+
+@pytest.mark.usefixtures("zh")
+def test_two_equals_signs_with_no_answer_yet() -> None:
+    line = f"answer == {ZERO2_GIB}  # GiB"
+    hint = input_hint(_name_error_of(line), line)
+    assert hint == (
+        "第 1 行用了两个等号 ==：那是比较，Python 先要读 answer 的值，而它还没有值（NameError）。"
+        f"赋值只用一个等号：answer = {ZERO2_GIB}"
+    )
+    # another name in a comparison is still a variable from a cell above
+    other = input_hint(_name_error_of("answer = shape == 2"), "answer = shape == 2")
+    assert other is not None and "运行前面的单元格" in other

@@ -563,6 +563,12 @@ _register_messages(
             "en": "answer = {value!r} is a list of one item; this question wants a single value, not a list: drop "
             "the square brackets and write answer = {literal}.",
         },
+        "exercises.single_item.set": {
+            "zh": "answer = {value!r} 是只有一项的集合 (set)（花括号在 Python 里写的是集合）；这道题只要一个值，"
+            "不要集合：去掉花括号，写成 answer = {literal}。",
+            "en": "answer = {value!r} is a set of one item (braces write a set in Python); this question wants a "
+            "single value, not a set: drop the braces and write answer = {literal}.",
+        },
         "exercises.single_item.tuple": {
             "zh": "answer = {value!r} 是只有一项的元组 (tuple)（数后面多打一个逗号，Python 也会把它读成元组）；"
             "这道题只要一个值：去掉括号和逗号，写成 answer = {literal}。",
@@ -1706,14 +1712,14 @@ def _quoted_number_text(answer: str, match: re.Match[str]) -> str | None:
 
 
 def _single_item(exercise: Exercise, answer: Any, expected: Any) -> str | None:
-    """The message for a list or tuple of one item where one value is wanted (``answer = [1]`` for a rank,
+    """The message for a list, tuple or set of one item where one value is wanted (``answer = [1]`` for a rank,
     ``['mb2']`` for an option), else ``None``: the refusal "must be int, not list" named Python's types, not the fix
     (review 26). Questions whose answer is a sequence or a set of options are left alone."""
-    if type(answer) not in (list, tuple) or len(answer) != 1:
+    if type(answer) not in (list, tuple, set) or len(answer) != 1:
         return None
     if isinstance(expected, (list, tuple, set, frozenset)):
         return None
-    item = answer[0]
+    item = next(iter(answer))  # answer = {26.19}: braces make a set of one (review 29)
     if isinstance(item, (list, tuple, set, frozenset, dict)):
         return None
     return tr(f"exercises.single_item.{type(answer).__name__}", value=answer, literal=shown_repr(item))

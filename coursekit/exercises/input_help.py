@@ -225,6 +225,12 @@ _register_messages(
             "or a space copied from a web page or PDF), which Python does not read. Delete it, or switch the input "
             "method to English and type the line again: {fixed}",
         },
+        "input_help.compared": {
+            "zh": "第 {line} 行用了两个等号 ==：那是比较，Python 先要读 answer 的值，而它还没有值（NameError）。"
+            "赋值只用一个等号：{fixed}",
+            "en": "Line {line} uses two equals signs ==: a comparison, for which Python first reads answer, which has "
+            "no value yet (NameError). An assignment takes one equals sign: {fixed}",
+        },
         "input_help.tilde": {
             "zh": "第 {line} 行的数前面有“~”：在 Python 里 ~ 不是“约”，而是按位取反（~128 是 -129，~26.19 报错）。"
             "检查器按你写出的位数判断，本来就容许舍入，不用写“~”：{fixed}",
@@ -538,6 +544,8 @@ _INVALID_CHARACTER = re.compile(r"invalid character '(.)' \(U\+[0-9A-F]+\)")
 _NON_PRINTABLE = re.compile(r"invalid non-printable character U\+([0-9A-F]{4,6})")
 #: ``answer = ~128``: "~" written for "about"; Python reads bitwise NOT (-129; a float is a TypeError)
 TILDE_ANSWER = re.compile(r"^(?P<lead>\s*answer\s*=\s*)~\s*(?P<rest>[-+]?(?:\d|\.\d).*)$")
+#: ``answer == 26.19``: two equals signs, a comparison Python evaluates (a NameError when no cell gave answer a value)
+_COMPARED_ANSWER = re.compile(r"^\s*answer\s*==\s*(?P<value>\S.*)$")
 #: Python's TypeError for ``~`` before a float (``answer = ~26.19``)
 _TILDE_ERROR = re.compile(r"bad operand type for unary ~")
 #: ``answer = 5.4%``: a number written with a percent sign, which Python refuses as invalid syntax
@@ -771,6 +779,10 @@ def input_hint(error: BaseException, line: str | None = None) -> str | None:
             name = found.group(1)
         if name.lower() in ("true", "false"):
             return tr("input_help.truth_value", name=name, literal=name.capitalize())
+        compared = _COMPARED_ANSWER.match(line.split("#", 1)[0].rstrip()) if line is not None else None
+        if name == "answer" and compared is not None:  # answer == 26.19 after a restart: no cell above defines it
+            fixed = shown_str(f"answer = {compared.group('value').strip()}")
+            return tr("input_help.compared", line=_error_line(error), fixed=fixed)
         shown = shown_str(name)  # a name is quoted in at most about 200 characters, as every value
         code = line.split("#", 1)[0].strip() if line is not None else ""  # without a trailing comment
         # answer = 约206: "约" and a whole number make one Python name (review 23; 约0.16 is a SyntaxError)

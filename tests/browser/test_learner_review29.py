@@ -7,6 +7,8 @@ exercise cells of lesson 1:
   before; the full-width space of a Chinese input method after the number gets a line of help naming U+3000;
 * exercise 1.2 answered ``answer = ~2`` ("~" for "about", which Python reads as bitwise NOT, -3) is told to leave
   out the "~";
+* after a kernel restart, ``answer == 26.19`` (a NameError for answer) says that ``==`` compares, not that the cells
+  above should be run;
 * each message fits the notebook's visible height with its cell.
 """
 
@@ -19,7 +21,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
 import jupyter_browser
 
-from tests.browser.conftest import lesson_page
+from tests.browser.conftest import lesson_page, restart_kernel
 from tests.browser.test_learner_review24 import _cell_index, _type_first_line
 from tests.browser.test_learner_review25 import LAPTOP, _run_code_cells_through
 from tests.browser.test_learner_review27 import _cell_fits
@@ -54,3 +56,9 @@ def test_lesson_1_slips_python_runs_without_an_error(zh_lab: jupyter_browser.Lab
         assert tilde.rstrip().endswith("不用写“~”：answer = 2")
         _cell_fits(page, stage)
         assert _type_first_line(lesson, stage, "answer = 2").startswith("正确。")
+        # a kernel restart in the middle of the lesson: answer has no value any more
+        restart_kernel(page)
+        restarted = _type_first_line(lesson, zero2, f"answer == {ZERO2_GIB}")
+        assert "NameError" in restarted and "第 1 行用了两个等号 ==" in restarted, restarted
+        assert restarted.rstrip().endswith(f"赋值只用一个等号：answer = {ZERO2_GIB}") and "运行前面" not in restarted
+        _cell_fits(page, zero2)
