@@ -72,7 +72,7 @@ from .._validate import (
     is_numpy_array,
     learner_functions,
 )
-from ..i18n import Text, shown_repr, tr
+from ..i18n import Text, shown_repr, shown_str, tr
 from ..i18n import register as _register_messages
 from ..lessons import LESSONS, prefix_modules
 from ..specs import _plain
@@ -80,11 +80,13 @@ from ..units import GB_BYTES, GIB_BYTES
 from .input_help import (
     _ABOUT_WORDS,
     CARET_POWER,
+    TILDE_ANSWER,
     _comma_reading,
     _magnitude_hint,
     _numeral_with_magnitude,
     chinese_number_text,
     chinese_numeral_value,
+    tilde_hint,
 )
 from .input_help import CHINESE_NUMERALS as CHINESE_NUMERALS
 
@@ -455,6 +457,25 @@ _register_messages(
             "method and a common wrong one round to the same number, so the checker cannot tell them apart. Write "
             "more digits and try again.",
         },
+        "exercises.unassigned.compare": {
+            "zh": "这个单元格没有给 answer 赋值：第 {line} 行 {code} 用了两个等号 ==，那是比较，不是赋值，"
+            "所以检查到的是以前留下的 answer。赋值只用一个等号：{fixed}",
+            "en": "This cell gives answer no value: line {line}, {code}, uses two equals signs ==, a comparison, not "
+            "an assignment, so the check saw an answer left from before. An assignment takes one equals sign: {fixed}",
+        },
+        "exercises.unassigned.colon": {
+            "zh": "这个单元格没有给 answer 赋值：第 {line} 行 {code} 用了冒号，Python 把它读成类型注解，不是赋值，"
+            "所以检查到的是以前留下的 answer。赋值用等号：{fixed}",
+            "en": "This cell gives answer no value: line {line}, {code}, uses a colon, which Python reads as a type "
+            "annotation, not an assignment, so the check saw an answer left from before. An assignment takes an "
+            "equals sign: {fixed}",
+        },
+        "exercises.unassigned.bare": {
+            "zh": "这个单元格没有给 answer 赋值：第 {line} 行只有 {code}，前面少了 answer =，所以检查到的是以前留下的 "
+            "answer。写成 {fixed}",
+            "en": "This cell gives answer no value: line {line} holds {code} alone, without answer = before it, so the "
+            "check saw an answer left from before. Write {fixed}",
+        },
         "exercises.slip.caret": {
             "zh": "{line}：Python 里 ^ 不是乘方，而是按位异或 (XOR)，所以没有报错，算出的却是另一个数（2^30 是 28）。"
             "{own}乘方写作 **：{fixed}",
@@ -545,6 +566,12 @@ _register_messages(
             "写成 answer = {literal}。",
             "en": "answer = {value!r} is a list of one item; this question wants a single value, not a list: drop "
             "the square brackets and write answer = {literal}.",
+        },
+        "exercises.single_item.set": {
+            "zh": "answer = {value!r} 是只有一项的集合 (set)（花括号在 Python 里写的是集合）；这道题只要一个值，"
+            "不要集合：去掉花括号，写成 answer = {literal}。",
+            "en": "answer = {value!r} is a set of one item (braces write a set in Python); this question wants a "
+            "single value, not a set: drop the braces and write answer = {literal}.",
         },
         "exercises.single_item.tuple": {
             "zh": "answer = {value!r} 是只有一项的元组 (tuple)（数后面多打一个逗号，Python 也会把它读成元组）；"
@@ -753,6 +780,103 @@ def _caret_answer_line() -> str | None:
         if re.match(r"^\s*answer\s*=", line):
             code = line.split("#", 1)[0]
             return code.strip() if CARET_POWER.search(code) else None
+    return None
+
+
+def _caller_cell() -> tuple[str, int] | None:
+    """The whole code of the learner's cell that called :func:`check` and the line of the call, when check() was
+    called at the top level of a cell (not inside a function); None otherwise."""
+    frame = inspect.currentframe()
+    try:
+        while frame is not None and str(frame.f_globals.get("__name__", "")).startswith("coursekit"):
+            frame = frame.f_back
+        if frame is None or frame.f_code.co_name != "<module>":
+            return None
+        return "".join(linecache.getlines(frame.f_code.co_filename)), frame.f_lineno
+    finally:
+        del frame
+
+
+def _unassigned_answer() -> Text | None:
+    """What the learner's cell did instead of giving ``answer`` a value, when it passes ``answer`` to check() but no
+    line before the call assigns it and a line there looks like a meant assignment (``answer == 26.19``,
+    ``answer: 26.19``, ``26.19`` alone), else None.
+
+    Python runs those lines without an error and check() then judges an answer left from an earlier run: a right
+    answer typed with ``==`` was judged wrong, or a wrong one right (review 29).
+    """
+    found = _caller_cell()
+    if found is None:
+        return None
+    source, call_line = found
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return None
+    calls = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "check"
+        and node.lineno <= call_line <= (node.end_lineno or node.lineno)
+        and len(node.args) >= 2
+        and isinstance(node.args[1], ast.Name)
+        and node.args[1].id == "answer"
+    ]
+    if not calls:
+        return None
+    call = calls[0]
+    # answer: 26.19 (an annotation with no value) stores nothing, though Python marks its name as a target
+    annotated = {id(node.target) for node in ast.walk(tree) if isinstance(node, ast.AnnAssign) and node.value is None}
+    if any(
+        isinstance(node, ast.Name) and node.id == "answer" and isinstance(node.ctx, ast.Store)
+        for node in ast.walk(tree)
+        if getattr(node, "lineno", call.lineno) < call.lineno and id(node) not in annotated
+    ):
+        return None
+
+    def text(key: str, **params: Any) -> Text:
+        return Text(zh=tr(key, lang="zh", **params), en=tr(key, lang="en", **params))
+
+    for statement in tree.body:
+        if statement.lineno >= call.lineno:
+            break
+        code = shown_str((ast.get_source_segment(source, statement) or "").strip())
+        value = statement.value if isinstance(statement, ast.Expr) else None
+        if (
+            isinstance(value, ast.Compare)
+            and isinstance(value.left, ast.Name)
+            and value.left.id == "answer"
+            and len(value.ops) == 1
+            and isinstance(value.ops[0], ast.Eq)
+        ):
+            right = ast.get_source_segment(source, value.comparators[0]) or ""
+            return text("exercises.unassigned.compare", line=statement.lineno, code=code, fixed=f"answer = {right}")
+        if (
+            isinstance(statement, ast.AnnAssign)
+            and statement.value is None
+            and isinstance(statement.target, ast.Name)
+            and statement.target.id == "answer"
+        ):
+            right = ast.get_source_segment(source, statement.annotation) or ""
+            return text("exercises.unassigned.colon", line=statement.lineno, code=code, fixed=f"answer = {right}")
+        if value is not None and not isinstance(value, ast.Call):
+            if not (isinstance(value, ast.Name) and value.id == "answer"):
+                fixed = f"answer = {code}"
+                return text("exercises.unassigned.bare", line=statement.lineno, code=code, fixed=fixed)
+    return None  # no line at all: answer may come from a cell above, as the learner meant
+
+
+def _tilde_answer_hint() -> Text | None:
+    """The hint for the cell's last ``answer = ~128`` line ("~" written for "about"; Python computed -129 without
+    an error), in both languages, else None (review 29)."""
+    for number, line in reversed(list(enumerate(_caller_lines(), start=1))):
+        if re.match(r"^\s*answer\s*=", line):
+            if TILDE_ANSWER.match(line.rstrip("\n")) is None:
+                return None
+            zh, en = (tilde_hint(line, number, lang=lang) for lang in ("zh", "en"))
+            return Text(zh=zh, en=en) if zh is not None and en is not None else None
     return None
 
 
@@ -1615,14 +1739,14 @@ def _quoted_number_text(answer: str, match: re.Match[str]) -> str | None:
 
 
 def _single_item(exercise: Exercise, answer: Any, expected: Any) -> str | None:
-    """The message for a list or tuple of one item where one value is wanted (``answer = [1]`` for a rank,
+    """The message for a list, tuple or set of one item where one value is wanted (``answer = [1]`` for a rank,
     ``['mb2']`` for an option), else ``None``: the refusal "must be int, not list" named Python's types, not the fix
     (review 26). Questions whose answer is a sequence or a set of options are left alone."""
-    if type(answer) not in (list, tuple) or len(answer) != 1:
+    if type(answer) not in (list, tuple, set) or len(answer) != 1:
         return None
     if isinstance(expected, (list, tuple, set, frozenset)):
         return None
-    item = answer[0]
+    item = next(iter(answer))  # answer = {26.19}: braces make a set of one (review 29)
     if isinstance(item, (list, tuple, set, frozenset, dict)):
         return None
     return tr(f"exercises.single_item.{type(answer).__name__}", value=answer, literal=shown_repr(item))
@@ -1823,7 +1947,11 @@ def check(
         written = entry.render() if isinstance(entry, Text) else check_instance("entry", entry, str)
         if not written.strip():  # the fix would lose the entry's name
             raise ValueError(tr("exercises.entry_blank", value=written))
-    feedback = _evaluate(exercise, answer)
+    unassigned = _unassigned_answer()
+    if unassigned is not None:  # answer == 26.19: no error, and the answer judged is an old one (review 29)
+        feedback = Feedback(exercise.id, "invalid", "exercises.invalid", {"id": exercise.id, "error": unassigned})
+    else:
+        feedback = _evaluate(exercise, answer)
     _display(feedback, label, written)
     return feedback
 
@@ -1900,6 +2028,9 @@ def _evaluate(exercise: Exercise, answer: Any) -> Feedback:
                 eid, "correct", "exercises.correct_tolerance", {"id": eid, "why": why, "tol": f"{exercise.rel_tol:.1%}"}
             )
         return Feedback(eid, "correct", "exercises.correct", {"id": eid, "why": why})
+    tilde = _tilde_answer_hint() if exercise.kind in ("number", "exact") else None
+    if tilde is not None:  # answer = ~128 is -129 to Python: no error showed it (review 29)
+        return Feedback(eid, "incorrect", "exercises.slip", {"id": eid, "slip": tilde}, slip="tilde")
     caret = _caret_answer_line() if exercise.kind == "number" else None
     if caret is not None:  # answer = 2^30 is 28 to Python: no error showed it (review 25)
         # the learner's own two readings when the line is plain arithmetic that made this answer (leftovers 29)

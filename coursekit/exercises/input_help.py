@@ -53,7 +53,7 @@ from .._validate import check_instance, learner_functions
 from ..i18n import LANGUAGES, Text, set_language, shown_str, tr
 from ..i18n import register as _register_messages
 
-__all__ = ["chinese_number_text", "chinese_numeral_value", "input_hint", "install"]
+__all__ = ["chinese_number_text", "chinese_numeral_value", "input_hint", "install", "tilde_hint"]
 
 #: The Chinese numerals 0-10 a learner may type for a small whole number (exercise 1.2's ZeRO stage "二"), each with
 #: its value: Python reads them as names (a NameError) or, in quotes, as text (review 25).
@@ -217,6 +217,26 @@ _register_messages(
             "en": "Line {line} holds '{char}', a full-width character (typed by a Chinese input method, or copied "
             "from a web page or PDF); Python reads only half-width (English) characters. Switch the input method "
             "to English and type the line again: {fixed}",
+        },
+        "input_help.full_width_space": {
+            "zh": "第 {line} 行有一个看不见的字符 {code}（中文输入法打出的全角空格，或从网页、PDF 复制来的空格），"
+            "Python 不认。删掉它，或把输入法切换到英文重新输入这一行：{fixed}",
+            "en": "Line {line} holds an invisible character, {code} (the full-width space of a Chinese input method, "
+            "or a space copied from a web page or PDF), which Python does not read. Delete it, or switch the input "
+            "method to English and type the line again: {fixed}",
+        },
+        "input_help.compared": {
+            "zh": "第 {line} 行用了两个等号 ==：那是比较，Python 先要读 answer 的值，而它还没有值（NameError）。"
+            "赋值只用一个等号：{fixed}",
+            "en": "Line {line} uses two equals signs ==: a comparison, for which Python first reads answer, which has "
+            "no value yet (NameError). An assignment takes one equals sign: {fixed}",
+        },
+        "input_help.tilde": {
+            "zh": "第 {line} 行的数前面有“~”：在 Python 里 ~ 不是“约”，而是按位取反（~128 是 -129，~26.19 报错）。"
+            "检查器按你写出的位数判断，本来就容许舍入，不用写“~”：{fixed}",
+            "en": "Line {line} has “~” before its number: in Python ~ is not “about” but bitwise NOT (~128 is -129, "
+            "~26.19 an error). The checker judges the digits you write and allows for rounding, so leave out “~”: "
+            "{fixed}",
         },
         "input_help.full_width_still": {
             "zh": "第 {line} 行有 '{char}'：这是中文输入法打出的（或从网页、PDF 复制来的）全角字符，"
@@ -519,6 +539,15 @@ def _superscripts_as_powers(line: str) -> str:
 _MATH_SIGNS: frozenset[str] = frozenset("×÷·")
 
 _INVALID_CHARACTER = re.compile(r"invalid character '(.)' \(U\+[0-9A-F]+\)")
+#: ``answer = 26.19　``: a space Python cannot see as one (the full-width space of a Chinese input method, a
+#: no-break or zero-width space copied from a web page), which it refuses as "invalid non-printable character"
+_NON_PRINTABLE = re.compile(r"invalid non-printable character U\+([0-9A-F]{4,6})")
+#: ``answer = ~128``: "~" written for "about"; Python reads bitwise NOT (-129; a float is a TypeError)
+TILDE_ANSWER = re.compile(r"^(?P<lead>\s*answer\s*=\s*)~\s*(?P<rest>[-+]?(?:\d|\.\d).*)$")
+#: ``answer == 26.19``: two equals signs, a comparison Python evaluates (a NameError when no cell gave answer a value)
+_COMPARED_ANSWER = re.compile(r"^\s*answer\s*==\s*(?P<value>\S.*)$")
+#: Python's TypeError for ``~`` before a float (``answer = ~26.19``)
+_TILDE_ERROR = re.compile(r"bad operand type for unary ~")
 #: ``answer = 5.4%``: a number written with a percent sign, which Python refuses as invalid syntax
 _PERCENT_ANSWER = re.compile(r"^\s*answer\s*=\s*([-+]?(?:\d+\.?\d*|\.\d+))\s*%\s*(?:#.*)?$")
 _ANSWER_LINE = re.compile(r"^\s*answer\s*=")
@@ -692,6 +721,9 @@ def input_hint(error: BaseException, line: str | None = None) -> str | None:
                 _superscripts_as_powers(CARET_POWER.sub(lambda m: m.group(0).replace("^", "**"), fixed))
             )
             return tr("input_help.letter_x", line=line_number, fixed=shown_str(fixed))
+        blank = _NON_PRINTABLE.search(str(error.msg or ""))
+        if blank is not None:  # answer = 26.19　: an input method's full-width space (review 29)
+            return _invisible_hint(source, line_number, chr(int(blank.group(1), 16)))
         match = _INVALID_CHARACTER.search(str(error.msg or ""))
         if match is not None and match.group(1) in _SUPERSCRIPTS:  # 10⁵: a power, not the number 105
             fixed = _fixed_line(_superscripts_as_powers(source))
@@ -733,6 +765,10 @@ def input_hint(error: BaseException, line: str | None = None) -> str | None:
         noted = _slip_before_check(line.split("#", 1)[0], _error_line(error))  # answer = 0.16 (16): a number called
         if noted is not None:
             return noted
+    if isinstance(error, TypeError) and line is not None and _TILDE_ERROR.search(str(error)):
+        tilde = tilde_hint(line, _error_line(error))  # answer = ~26.19: "~" for "about" (review 29)
+        if tilde is not None:
+            return tilde
     if isinstance(error, TypeError) and line is not None and _CARET_ERROR.search(str(error)) and "^" in line:
         # answer = 24 * 2^30 / 10^9: the lessons write powers as 2^30; in Python ^ is XOR (review 25)
         code = line.split("#", 1)[0].strip()
@@ -746,6 +782,10 @@ def input_hint(error: BaseException, line: str | None = None) -> str | None:
             name = found.group(1)
         if name.lower() in ("true", "false"):
             return tr("input_help.truth_value", name=name, literal=name.capitalize())
+        compared = _COMPARED_ANSWER.match(line.split("#", 1)[0].rstrip()) if line is not None else None
+        if name == "answer" and compared is not None:  # answer == 26.19 after a restart: no cell above defines it
+            fixed = shown_str(f"answer = {compared.group('value').strip()}")
+            return tr("input_help.compared", line=_error_line(error), fixed=fixed)
         shown = shown_str(name)  # a name is quoted in at most about 200 characters, as every value
         code = line.split("#", 1)[0].strip() if line is not None else ""  # without a trailing comment
         # answer = 约206: "约" and a whole number make one Python name (review 23; 约0.16 is a SyntaxError)
@@ -880,6 +920,37 @@ def _number_with_words(source: str, line: int) -> str | None:
     if found.group("about"):
         return tr("input_help.about", line=line, word=found.group("about"), fixed=fixed)
     return tr("input_help.unit", line=line, unit=found.group("unit"), fixed=fixed)
+
+
+def _invisible_hint(source: str, line: int, char: str) -> str | None:
+    """The hint for ``source``, refused for the invisible ``char`` (a full-width, no-break or zero-width space): the
+    line with every such character made a plain space or dropped, when that line is Python; else None."""
+    plain = "".join(
+        " " if unicodedata.category(c) == "Zs" else "" if unicodedata.category(c) == "Cf" else c for c in source
+    )
+    fixed = _fixed_line(plain)
+    if not fixed or not _compiles(fixed):
+        return None
+    return tr("input_help.full_width_space", line=line, code=f"U+{ord(char):04X}", fixed=shown_str(fixed))
+
+
+def tilde_hint(source: str, line: int, *, lang: str | None = None) -> str | None:
+    """The hint for an ``answer = ~...`` line (``~`` written for "about"), or None for any other line; in ``lang``
+    (default: the current language).
+
+    >>> import coursekit
+    >>> coursekit.set_language("en")
+    >>> print(tilde_hint("answer = ~128  # dp", 1))  # doctest: +NORMALIZE_WHITESPACE
+    Line 1 has “~” before its number: in Python ~ is not “about” but bitwise NOT (~128 is -129, ~26.19 an error).
+    The checker judges the digits you write and allows for rounding, so leave out “~”: answer = 128  # dp
+    """
+    found = TILDE_ANSWER.match(check_instance("source", source, str).rstrip("\n"))
+    if found is None:
+        return None
+    fixed = (found.group("lead").strip() + " " + found.group("rest").strip()).strip()
+    if not _compiles(fixed):
+        return None
+    return tr("input_help.tilde", lang=lang, line=line, fixed=shown_str(fixed))
 
 
 def _source_line(tb: TracebackType | None) -> str | None:

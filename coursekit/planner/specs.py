@@ -253,15 +253,15 @@ register(
             "bf16 peak",
         },
         "planner.moe_uncertainty": {
-            "zh": "；混合专家 (mixture of experts, MoE) 模型的估算比 ±{uncertainty:.0%} 更不确定：登记的 {moe_runs} 个 MoE "
-            "实测上，估算吞吐是实测的 {moe_low:.2f} 到 {moe_high:.2f} 倍（{moe_outside} 个超出 ±{tolerance:.0%}，偏快的一侧："
-            "全对全通信的重叠方式、分发器、路由是否均衡，估算都看不到），稠密模型的 {dense_runs} 个实测是 "
-            "{dense_low:.2f} 到 {dense_high:.2f} 倍",
-            "en": "; for a mixture-of-experts (MoE) model the estimate is less certain than ±{uncertainty:.0%}: over the "
-            "{moe_runs} registered MoE runs its throughput was {moe_low:.2f} to {moe_high:.2f} times the measured "
-            "({moe_outside} outside ±{tolerance:.0%}, on the fast side: the all-to-all's overlap, the dispatcher and the "
-            "routing's balance are not in the estimate), against {dense_low:.2f} to {dense_high:.2f} over the "
-            "{dense_runs} dense runs",
+            "zh": "；混合专家 (mixture of experts, MoE) 模型的估算比 ±{uncertainty:.0%} 更不确定：登记的 "
+            "{moe_runs} 个 MoE 实测上，估算吞吐是实测的 {moe_low:.2f} 到 {moe_high:.2f} 倍（{moe_outside} 个超出 "
+            "±{tolerance:.0%}，偏快的一侧：全对全通信的重叠方式、分发器、路由是否均衡，估算都看不到），稠密模型的 "
+            "{dense_runs} 个实测是 {dense_low:.2f} 到 {dense_high:.2f} 倍",
+            "en": "; for a mixture-of-experts (MoE) model the estimate is less certain than ±{uncertainty:.0%}: over "
+            "the {moe_runs} registered MoE runs its throughput was {moe_low:.2f} to {moe_high:.2f} times the "
+            "measured ({moe_outside} outside ±{tolerance:.0%}, on the fast side: the all-to-all's overlap, the "
+            "dispatcher and the routing's balance are not in the estimate), against {dense_low:.2f} to "
+            "{dense_high:.2f} over the {dense_runs} dense runs",
         },
         "planner.fp8_share_fitted": {
             "zh": "在 DGX Cloud 的一对 H100 BF16/FP8 实测上标定，另外十对检验：稠密模型不确定度约一成，"

@@ -264,11 +264,16 @@ class CpSpeedup(NamedTuple):
         return None if self.estimated is None else self.estimated / self.measured
 
 
-def cp_speedups() -> tuple[CpSpeedup, ...]:
+def cp_speedups(*, recompute_modes: tuple[str, ...] | None = None) -> tuple[CpSpeedup, ...]:
     """Context parallelism's speed-up over the fastest layout without it, measured and estimated, for each row of
     NeMo's long-sequence table on whole nodes (:data:`coursekit.published_runs.NEMO_LONG_CONTEXT_ROWS`: Llama 2 7B
     on H100s from 8K to 1024K tokens). The measured one is the row's TFLOP/s with CP over its TFLOP/s without (the
     same FLOP count, so the ratio needs no conversion).
+
+    ``recompute_modes`` limits the modes the search for the layout without CP may use (default: the workload's, all
+    of :data:`~coursekit.specs.PLAN_RECOMPUTE_MODES`); ``RECOMPUTE_MODES`` alone asks what that layout is when
+    activations may not be offloaded (lesson 9's 128K row, review 29). A mode outside them is a ``ValueError``
+    naming ``recompute_modes``, as :class:`~coursekit.specs.WorkloadSpec` says it.
 
     Taught in: lesson 9 (decision workbench).
     """
@@ -283,7 +288,10 @@ def cp_speedups() -> tuple[CpSpeedup, ...]:
         row = rows[run.seq_len]
         workload = run.workload()
         with_cp = _published_step_s(run, workload)
-        free = plan(run.model_spec(), run.cluster_spec(), dataclasses.replace(workload, max_cp=1))
+        limits: dict[str, Any] = {"max_cp": 1}
+        if recompute_modes is not None:
+            limits["recompute_modes"] = recompute_modes
+        free = plan(run.model_spec(), run.cluster_spec(), dataclasses.replace(workload, **limits))
         best = next(iter(free.accepted(1)), None)
         estimated = None if best is None or best.step_s is None else float(best.step_s) / with_cp
         layout = "" if best is None else best.label()

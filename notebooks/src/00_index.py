@@ -327,7 +327,7 @@ figure_image(fig)
 # | [6](06_pipeline_scaling.ipynb) | 流水线气泡与扩展效率 (pipeline bubble and scaling efficiency) | 一步的时间花在哪里？E(P) 下降说明什么、没说明什么？ | 65 分钟 |
 # | [7](07_compute_efficiency.ipynb) | 计算效率 (compute efficiency) | 一步的计算离硬件峰值有多远？ | 70 分钟 |
 # | [8](08_lab.ipynb) | 公式与实测 (formula vs measurement，可选；重新实测需要 PyTorch) | 账本在真实引擎上成立吗？哪里不成立？ | 100 分钟 |
-# | [9](09_workbench.ipynb) | 决策工作台 (decision workbench) | 对真实模型和集群，所有组合里哪些被哪道门槛排除？ | 170 分钟 |
+# | [9](09_workbench.ipynb) | 决策工作台 (decision workbench) | 对真实模型和集群，所有组合里哪些被哪道门槛排除？ | 175 分钟 |
 # | [10](10_serving.ipynb) | 推理服务 (serving) | 服务一个模型时，副本和并行怎样取舍？ | 65 分钟 |
 #
 # 按顺序学：每一课都用到前面几课的账本或门槛（第 10 课不需要第 8、9 课）。第 8 课默认读取课程附带的一次实测记录，不需要 PyTorch；只有在自己的机器上重新实测（`LIVE = True`）才需要可选的 PyTorch 扩展（`pip install -e ".[lab]"`），没有它时会给出说明而不报错。
@@ -347,7 +347,7 @@ figure_image(fig)
 # | [6](06_pipeline_scaling.ipynb) | Pipeline bubble and scaling efficiency | Where does the time of a step go? What does a falling E(P) say, and what not? | 65 min |
 # | [7](07_compute_efficiency.ipynb) | Compute efficiency | How far is a step's compute from the hardware's peak? | 70 min |
 # | [8](08_lab.ipynb) | Formula vs measurement (optional; measuring again needs PyTorch) | Do the ledgers hold on the real engine? Where do they not? | 100 min |
-# | [9](09_workbench.ipynb) | Decision workbench | For a real model and cluster, which gate excludes which composition? | 170 min |
+# | [9](09_workbench.ipynb) | Decision workbench | For a real model and cluster, which gate excludes which composition? | 175 min |
 # | [10](10_serving.ipynb) | Serving | When serving a model, how do replicas and parallelism trade off? | 65 min |
 #
 # Take them in order: each lesson uses ledgers or gates of earlier ones (lesson 10 needs neither 8 nor 9). Lesson 8 reads a run recorded with
