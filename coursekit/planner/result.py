@@ -46,6 +46,7 @@ from .calibration import (
     FLASH_ATTENTION_H100_SHORT_TFLOPS,
     MOE_LAYER_HOST_S,
     MOE_THROUGHPUT_RATIOS,
+    PASS_THROUGHPUT_TOLERANCE,
     attention_relative_rate,
     fp8_share_for,
 )
@@ -1603,8 +1604,6 @@ class PlanResult:
                 else tr("planner.attention_kernel_eager")
             )
             if m.is_moe:
-                from .validation import PASS_THROUGHPUT_TOLERANCE
-
                 moe, dense = MOE_THROUGHPUT_RATIOS, DENSE_THROUGHPUT_RATIOS
                 assumptions += tr(
                     "planner.moe_uncertainty",

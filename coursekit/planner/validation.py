@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 
 from .._validate import learner_functions
 from ..i18n import register, tr
-from .calibration import MEASUREMENT_REPEATABILITY
+from .calibration import MEASUREMENT_REPEATABILITY, PASS_THROUGHPUT_TOLERANCE
 from .specs import megatron_core_model_flops_per_step, megatron_paper_flops_per_step
 
 __all__ = [
@@ -51,8 +51,8 @@ register(
 PASS_TOP_RANK = 10
 #: Largest estimated step of the published layout divided by the best estimated step.
 PASS_STEP_OVER_BEST_MAX = 1.25
-#: Largest |estimated throughput / published throughput - 1|.
-PASS_THROUGHPUT_TOLERANCE = 0.3
+# PASS_THROUGHPUT_TOLERANCE, the largest |estimated throughput / published throughput - 1|, is imported from
+# coursekit.planner.calibration (whose stated spreads of the registered runs count the runs outside it).
 #: The four criteria, by name (:attr:`PublishedComparison.missed` names those a comparison misses).
 PASS_CRITERIA: tuple[str, ...] = ("accepted", "group1_or_top10", "within_1.25x", "throughput_30pct")
 
