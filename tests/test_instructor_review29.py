@@ -81,7 +81,7 @@ def test_the_two_grok_releases_share_a_label_and_the_guide_says_why() -> None:
     assert f"twice with one label and two results (ranks {first} and {second})" in en
     assert f"标签一样、结果不同（第 {first} 名和第 {second} 名）" in zh
     assert "(the earlier release sets none, so ETP = TP = 4; the 2025 release sets ETP 1)" in en
-    assert "（前一版 配方没设，所以 ETP = TP = 4；2025 年的版本设 ETP 1）" in zh
+    assert "（前一版配方没设，所以 ETP = TP = 4；2025 年的版本设 ETP 1）" in zh
     assert '("EP 8 ETP 4" against "EP 8 ETP 1")' in en and "（“EP 8 ETP 4”对“EP 8 ETP 1”）" in zh
 
 
