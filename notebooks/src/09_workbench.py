@@ -86,6 +86,7 @@ from coursekit.planner import (
     megatron_paper_flops_per_step,
     param_part_name,
     plan,
+    published_degrees,
     ring_nics,
     what_if,
 )
@@ -2524,15 +2525,19 @@ assert one_node[0] == 0 and min(one_node[1:]) > 0
 pairs = layout_pairs(comparisons)
 
 
-# zh: 公开的运行中大于 1 的并行度（都不大于 1 时只写 DP）和它的数字
-# en: a published run's degrees above 1 (DP alone when none is) and its figure
+# zh: 公开的运行中大于 1 的并行度（都不大于 1 时只写 DP）和它的数字；
+# zh: 有 EP 的运行总写出 ETP（配方没设时 ETP = TP）：
+# zh: 只差 ETP 的两个布局不会看起来一样
+# en: a published run's degrees above 1 (DP alone when none is) and its figure;
+# en: a run with EP always shows its ETP (TP where the recipe sets none): two
+# en: layouts that differ only in ETP do not look the same
 def layout_of(name):
-    degrees = dict(run_of_name[name].degrees)
+    degrees = published_degrees(run_of_name[name])
     shown = (
         " ".join(
             f"{k.upper()} {v}"
             for k, v in degrees.items()
-            if k != "dp" and v > 1
+            if k != "dp" and (v > 1 or k == "etp")
         )
         or f"DP {degrees['dp']}"
     )
