@@ -45,7 +45,8 @@ from coursekit.exercises.input_help import input_hint, tilde_hint
 from coursekit.planner import cp_speedups
 from coursekit.specs import RECOMPUTE_MODES
 from tests.test_learner_review16 import en, zh  # noqa: F401  (the language fixtures)
-from tests.test_learner_review26 import _syntax_error
+from tests.test_learner_review25 import _type_error
+from tests.test_learner_review26 import _name_error, _syntax_error
 
 # Exercise 1.1 (ZeRO paper's 7.5B model, DP = 8, ZeRO-2), worked by hand: 2 x 7.5e9 + 14 x 7.5e9 / 8 bytes
 # = 28.125e9 bytes = 28.125e9 / 2**30 GiB = 26.19 GiB.
@@ -142,14 +143,6 @@ def test_an_invisible_space_in_english() -> None:
 # -- 3. "~" for "about" ---------------------------------------------------------------------------------------------
 
 
-def _type_error(line: str) -> TypeError:
-    try:
-        exec(compile(line, "<cell>", "exec"), {})
-    except TypeError as error:
-        return error
-    raise AssertionError(f"{line!r} ran")
-
-
 @pytest.mark.usefixtures("zh")
 def test_a_tilde_before_a_float_gets_a_line_of_help() -> None:
     line = f"answer = ~{ZERO2_GIB}"
@@ -229,22 +222,14 @@ def test_a_set_stays_an_answer_where_the_question_asks_for_one() -> None:
 # -- 6. two equals signs after a kernel restart -------------------------------------------------------------------
 
 
-def _name_error_of(line: str) -> NameError:
-    try:
-        exec(compile(line, "<cell>", "exec"), {})
-    except NameError as error:
-        return error
-    raise AssertionError(f"{line!r} ran")
-
-
 @pytest.mark.usefixtures("zh")
 def test_two_equals_signs_with_no_answer_yet() -> None:
     line = f"answer == {ZERO2_GIB}  # GiB"
-    hint = input_hint(_name_error_of(line), line)
+    hint = input_hint(_name_error(line), line)
     assert hint == (
         "第 1 行用了两个等号 ==：那是比较，Python 先要读 answer 的值，而它还没有值（NameError）。"
         f"赋值只用一个等号：answer = {ZERO2_GIB}"
     )
     # another name in a comparison is still a variable from a cell above
-    other = input_hint(_name_error_of("answer = shape == 2"), "answer = shape == 2")
+    other = input_hint(_name_error("answer = shape == 2"), "answer = shape == 2")
     assert other is not None and "运行前面的单元格" in other
