@@ -6,6 +6,8 @@ B200 row and Megatron-Bridge's DGX-B200 tables (25.09, 25.11). No constant of th
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from coursekit.hardware import (
@@ -121,6 +123,20 @@ def test_b200_runs_pass_without_a_constant_fitted_on_b200() -> None:
     assert ratios[0] == 0.89 and ratios[-1] == 1.24
     assert round(max(c.estimated_over_published for c in bridge), 2) == 0.95
     assert round(min(c.estimated_over_published for c in nemo), 2) == 0.98
+
+
+def test_lesson_9_states_the_spread_between_the_engines_it_measures() -> None:
+    # lesson 9: one GPU generation, another engine or release moves the ratio "by nearly a third (1.24 / 0.95 = 1.3)"
+    bridge = max(compare_published(run).estimated_over_published for run in MEGATRON_BRIDGE_B200_RUNS)
+    nemo = max(compare_published(run).estimated_over_published for run in NEMO_2502_B200_RUNS)
+    top, low = round(nemo, 2), round(bridge, 2)
+    quoted = f"({top} / {low} = {round(top / low, 1)})"
+    source = (Path(__file__).resolve().parents[1] / "notebooks" / "src" / "09_workbench.py").read_text(encoding="utf-8")
+    assert quoted == "(1.24 / 0.95 = 1.3)" and 1.25 <= top / low < 1 + 1 / 3  # "nearly a third", "约三成"
+    assert (
+        f"差出约三成{quoted.replace('(', '（').replace(')', '）')}" in source
+        and f"by nearly a third {quoted}" in source
+    )
 
 
 def test_the_same_layout_runs_faster_on_b200_than_on_h100() -> None:
