@@ -83,7 +83,16 @@ from .hardware import (
     PCIE_LATENCY_S,
 )
 from .i18n import Text, register, tr
-from .specs import MAX_GLOBAL_BATCH, MAX_NODES, MAX_SEQ_LEN, ClusterSpec, ModelSpec, WorkloadSpec, type_error
+from .specs import (
+    MAX_GLOBAL_BATCH,
+    MAX_NODES,
+    MAX_SEQ_LEN,
+    ClusterSpec,
+    ModelSpec,
+    WorkloadSpec,
+    expert_tp_default,
+    type_error,
+)
 
 __all__ = [
     "CLUSTERS",
@@ -903,7 +912,8 @@ class PublishedRun:
     @property
     def label(self) -> str:
         """A label in the learner's language: model preset, GPUs × device, sequence length, global batch, the
-        published model-parallel degrees above 1 (several tables ran one model on the same GPUs), the precision and,
+        published model-parallel degrees above 1 (several tables ran one model on the same GPUs) and, for an MoE run
+        with EP, its expert TP (Megatron's default ETP = TP where the run sets none), the precision and,
         for a LoRA run, its rank (one table ran one layout in BF16 and FP8, another with LoRA and without). Runs that
         share a label are one layout measured again (another release or setting): their sources tell them apart."""
         cluster = self.cluster if isinstance(self.cluster, str) else self.cluster.name
@@ -916,7 +926,11 @@ class PublishedRun:
             f"s = {self.seq_len}",
             tr("presets.run_label_batch", batch=self.global_batch),
         ]
-        parts += [" ".join(f"{k.upper()} {v}" for k, v in self.degrees if k != "dp" and v > 1)]
+        degrees = expert_tp_default(self.model_spec().is_moe, dict(self.degrees))
+        shown = [(k, v) for k, v in degrees.items() if k not in ("dp", "etp") and v > 1]
+        if degrees.get("ep", 1) > 1:  # expert TP told apart even at 1: one recipe changed only it (Grok-1, 2025)
+            shown.append(("etp", degrees["etp"]))
+        parts += [" ".join(f"{k.upper()} {v}" for k, v in shown)]
         options = dict(self.workload_options)
         parts.append(str(options.get("precision", "bf16")).upper())
         if options.get("lora_rank") is not None:

@@ -23,6 +23,7 @@ from ._validate import (
     check_choice,
     check_column_shapes,
     check_divides,
+    check_instance,
     check_int,
     check_int_column,
     check_number,
@@ -86,6 +87,7 @@ __all__ = [
     "check_fp8_recipe",
     "check_weight_bytes",
     "divisors",
+    "expert_tp_default",
     "fp8_weight_cache_bytes",
     "group_link",
     "nvlink_segment_nodes",
@@ -3301,6 +3303,25 @@ def _replace_valid(spec: _Spec, **changes: Any) -> _Spec:
     for name, value in changes.items():
         object.__setattr__(new, name, value)
     return new
+
+
+def expert_tp_default(is_moe: bool, degrees: dict[str, Any]) -> dict[str, Any]:
+    """``degrees`` with Megatron's default expert tensor parallelism, ETP = TP, where an MoE layout gives TP but no
+    ETP (a paper's or a vendor table's layout means it so); other layouts unchanged. Updates ``degrees`` in place
+    and returns it. Source: Megatron-Core's ``initialize_model_parallel`` (megatron/core/parallel_state.py) sets
+    ``expert_tensor_parallel_size`` to ``tensor_model_parallel_size`` when none is given.
+
+    >>> expert_tp_default(True, {"tp": 2, "ep": 8}), expert_tp_default(False, {"tp": 2})
+    ({'tp': 2, 'ep': 8, 'etp': 2}, {'tp': 2})
+
+    Taught in: lesson 9 (decision workbench).
+    """
+    if called_from_outside():
+        check_bool("is_moe", is_moe)
+        check_instance("degrees", degrees, dict)
+    if is_moe and "tp" in degrees:
+        degrees.setdefault("etp", degrees["tp"])
+    return degrees
 
 
 learner_functions(globals())

@@ -13,8 +13,9 @@ Found and fixed:
    lesson's ``layout_of`` now writes ETP for every run with EP ("EP 8 ETP 4" against "EP 8 ETP 1"), and guide 9 (zh
    and en) answers the question a learner asks at the table: why one label, two results. Pinned below: the lesson's
    own function, run on coursekit's registered runs, gives every pair two different texts, and the guide's ranks are
-   the ones coursekit computes. The run label itself is built in ``coursekit/presets.py``, which this review must not
-   edit (left for the lead: see the report).
+   the ones coursekit computes. The run label itself (``coursekit/presets.py``), left by this review, now writes the
+   ETP of every MoE run with EP too (``PublishedRun.label``, Megatron's default ETP = TP from
+   ``coursekit.specs.expert_tp_default``), so the two releases no longer share a label.
 
 Checked without a finding (the browser test keeps the demos and the snippet replayed): guide 9's block that plans
 NVIDIA's GB200 run runs in lesson 9's kernel after "run all" (no name clash with the lesson's ``plan``, ``MODELS``,
@@ -67,10 +68,12 @@ def _layout_of() -> Any:
     return namespace["layout_of"]
 
 
-def test_the_two_grok_releases_share_a_label_and_the_guide_says_why() -> None:
+def test_the_two_grok_releases_have_two_labels_and_the_guide_says_why() -> None:
     for precision in ("BF16", "FP8"):
         earlier, later = _grok(precision)
-        assert earlier.label == later.label  # the run label leaves expert TP out (degrees above 1 only)
+        # the run label writes expert TP for every MoE run with EP, ETP = TP where the run sets none
+        assert earlier.label.replace("EP 8 ETP 4", "EP 8 ETP 1") == later.label
+        assert f"TP 4 CP 2 PP 8 EP 8 ETP 4 · {precision}" in earlier.label
         assert dict(earlier.degrees) != dict(later.degrees)
     earlier, later = _grok("BF16")
     # Megatron-Core's default: no --expert-tensor-parallel-size means ETP = TP (the glossary's ETP row says so)
@@ -78,11 +81,17 @@ def test_the_two_grok_releases_share_a_label_and_the_guide_says_why() -> None:
     assert dict(later.degrees)["etp"] == 1
     first, second = compare_published(earlier).rank, compare_published(later).rank
     en, zh = _guide("en"), _guide("zh")
-    assert f"twice with one label and two results (ranks {first} and {second})" in en
-    assert f"标签一样、结果不同（第 {first} 名和第 {second} 名）" in zh
-    assert "(the earlier release sets none, so ETP = TP = 4; the 2025 release sets ETP 1)" in en
-    assert "（前一版配方没设，所以 ETP = TP = 4；2025 年的版本设 ETP 1）" in zh
+    assert f"the same degrees but for expert TP, come out at ranks {first} and {second}?" in en
+    assert f"为什么名次差这么多（第 {first} 名和第 {second} 名）？" in zh
+    assert "(the earlier release sets none, so ETP = TP = 4, Megatron's default; the 2025 release sets ETP 1)" in en
+    assert "（前一版配方没设，所以 ETP = TP = 4，Megatron 的默认；2025 年的版本设 ETP 1）" in zh
     assert '("EP 8 ETP 4" against "EP 8 ETP 1")' in en and "（“EP 8 ETP 4”对“EP 8 ETP 1”）" in zh
+
+
+def test_a_dense_run_label_writes_no_expert_tp() -> None:
+    for run in all_published_runs():
+        if not run.model_spec().is_moe:
+            assert "ETP" not in run.label, run.label
 
 
 def test_the_layout_pairs_table_tells_every_pair_apart() -> None:

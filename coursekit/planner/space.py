@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any
 
 from .._validate import (
     called_from_outside,
-    check_bool,
     check_choice,
     check_instance,
     check_int,
@@ -29,6 +28,9 @@ from ..specs import (
     pipeline_edges_at,
     stage_layer_counts,
     type_error,
+)
+from ..specs import (
+    expert_tp_default as expert_tp_default,
 )
 from .gate_table import PLAN_GATES as PLAN_GATES
 from .gate_table import PlanGate as PlanGate
@@ -325,24 +327,6 @@ def _degree_bounds(key: str) -> tuple[int, int]:
     if key == "zero":
         return 0, 3
     return 1, MAX_GLOBAL_BATCH if key in ("mb", "ga") else MAX_WORLD_SIZE
-
-
-def expert_tp_default(is_moe: bool, degrees: dict[str, Any]) -> dict[str, Any]:
-    """``degrees`` with Megatron's default expert tensor parallelism, ETP = TP, where an MoE layout gives TP but no
-    ETP (a paper's or a vendor table's layout means it so); other layouts unchanged. Updates ``degrees`` in place
-    and returns it.
-
-    >>> expert_tp_default(True, {"tp": 2, "ep": 8}), expert_tp_default(False, {"tp": 2})
-    ({'tp': 2, 'ep': 8, 'etp': 2}, {'tp': 2})
-
-    Taught in: lesson 9 (decision workbench).
-    """
-    if called_from_outside():
-        check_bool("is_moe", is_moe)
-        check_instance("degrees", degrees, dict)
-    if is_moe and "tp" in degrees:
-        degrees.setdefault("etp", degrees["tp"])
-    return degrees
 
 
 def parse_degrees(text: str | Mapping[str, Any], *, name: str = "text") -> dict[str, Any]:
