@@ -655,7 +655,7 @@ PHRASES: list[tuple[str, str, Callable[[], str]]] = [
     (
         "en",
         "Qwen3 235B-A22B on rank, its throughput right: 1.05x, an estimated step of 19.9 s\n  against the measured "
-        "20.8 s, but rank 690, tie group 3, 1.48x the best",
+        "20.8 s, but rank 673, tie group 3, 1.48x the best",
         lambda: _qwen235_rank(
             "Qwen3 235B-A22B on rank, its throughput right: {}x, an estimated step of {} s\n  against the measured "
             "{} s, but rank {}, tie group {}, {}x the best"
@@ -664,7 +664,7 @@ PHRASES: list[tuple[str, str, Callable[[], str]]] = [
     (
         "zh",
         "Qwen3 235B-A22B 吞吐估对了、名次没通过：吞吐是实测的 1.05 倍（估算步时 19.9 s，实测 20.8 s），"
-        "但排第 690 名、\n  第 3 并列组、最优的 1.48 倍",
+        "但排第 673 名、\n  第 3 并列组、最优的 1.48 倍",
         lambda: _qwen235_rank(
             "Qwen3 235B-A22B 吞吐估对了、名次没通过：吞吐是实测的 {} 倍（估算步时 {} s，实测 {} s），但排第 {} 名、\n"
             "  第 {} 并列组、最优的 {} 倍"
@@ -700,12 +700,12 @@ PHRASES: list[tuple[str, str, Callable[[], str]]] = [
     ),
     (
         "en",
-        "(throughput 3 % high, rank 702, 1.55x the best)",
+        "(throughput 3 % high, rank 695, 1.55x the best)",
         lambda: "(throughput {} % high, rank {}, {}x the best)".format(*_qwen235_twin(percent=True)),
     ),
     (
         "zh",
-        "（吞吐高 3%，第 702 名，最优的 1.55 倍）",
+        "（吞吐高 3%，第 695 名，最优的 1.55 倍）",
         lambda: "（吞吐高 {}%，第 {} 名，最优的 {} 倍）".format(*_qwen235_twin(percent=True)),
     ),
     (

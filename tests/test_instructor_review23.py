@@ -172,8 +172,8 @@ _MTNLG = ("MT-NLG 530B, 280 nodes", "MT-NLG 530B, 420 nodes")  # the rows where 
 _NUMBER_WORDS = {11: "eleven"}
 
 PINS: list[tuple[str, str, Callable[[], str]]] = [
-    ("zh", "重计算有 5.5 s 在等主机", lambda: f"重计算有 {_qwen30_host_wait_s():.1f} s 在等主机"),
-    ("en", "waits 5.5 s for it", lambda: f"waits {_qwen30_host_wait_s():.1f} s for it"),
+    ("zh", "重计算有 3.7 s 在等主机", lambda: f"重计算有 {_qwen30_host_wait_s():.1f} s 在等主机"),
+    ("en", "waits 3.7 s for it", lambda: f"waits {_qwen30_host_wait_s():.1f} s for it"),
     ("zh", "连排序每步共 0.83 s", lambda: f"连排序每步共 {_qwen30_permutation_s():.2f} s"),
     ("en", "(0.83 s a step, sorts included)", lambda: f"({_qwen30_permutation_s():.2f} s a step, sorts included)"),
     ("zh", "（19.7 s 对应 246.2，表里是 245；", lambda: "（{:g} s 对应 {:.1f}，表里是 {:.0f}；".format(*_zoo_tflops())),

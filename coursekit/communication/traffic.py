@@ -695,13 +695,31 @@ def cp_traffic(
     return _cp_entries(s, b, kv, n_layers, c, element, m)
 
 
-def _cp_entries(s: Any, b: Any, kv: Any, n_layers: Any, c: Any, element: Any, m: Any) -> tuple[TrafficEntry, ...]:
-    """:func:`cp_traffic` on checked arguments (the planner calls it)."""
+def _cp_entries(
+    s: Any, b: Any, kv: Any, n_layers: Any, c: Any, element: Any, m: Any, recomputed: bool = False
+) -> tuple[TrafficEntry, ...]:
+    """:func:`cp_traffic` on checked arguments (the planner calls it); ``recomputed``: full recomputation runs each
+    layer's forward again in backward, and with it the forward ring (the planner's estimate counts two forward rings
+    then)."""
     if c == 1:
         return ()
     kv_block = _cp_kv_block_bytes(s, c, b, kv, element)
     calls = (c - 1) * n_layers * m
-    return (
+    again = (
+        _entry(
+            "send_recv",
+            kv_block,
+            calls,
+            "cp",
+            2,
+            Text(
+                zh="重计算的前向：每层 cp-1 步环形传递 K、V 块",
+                en="Recomputed forward: cp-1 ring steps per layer passing K and V blocks",
+            ),
+            RING_ATTENTION_SOURCE,
+        ),
+    )
+    return (again if recomputed else ()) + (
         _entry(
             "send_recv",
             kv_block,
@@ -775,8 +793,10 @@ def ep_traffic(
 def _ep_recompute_entries(
     s: Any, b: Any, h: Any, n_layers: Any, e: Any, k: Any, element: Any, m: Any
 ) -> tuple[TrafficEntry, ...]:
-    """The dispatch and combine that Megatron-Core's module-level recomputation of the whole MoE block
-    (``--recompute-modules moe``) runs again in backward: the forward pair once more (the planner calls it)."""
+    """The dispatch and combine that recomputing the MoE block runs again in backward -- Megatron-Core's module-level
+    recomputation of the whole block (``--recompute-modules moe``) or full recomputation, which re-runs every layer's
+    forward (``--recompute-granularity full``: ``TransformerBlock._checkpointed_forward``,
+    megatron/core/transformer/transformer_block.py): the forward pair once more (the planner calls it)."""
     if e == 1:
         return ()
     return (
@@ -787,8 +807,9 @@ def _ep_recompute_entries(
             "ep",
             e,
             Text(
-                zh="反向中重计算 MoE 块：dispatch 与 combine 再各一次",
-                en="Backward, the MoE block recomputed: dispatch and combine once more",
+                zh="反向中重计算 MoE 块（完全重计算或重计算模块 moe）：dispatch 与 combine 再各一次",
+                en="Backward, the MoE block recomputed (full recomputation or the module moe): dispatch and combine "
+                "once more",
             ),
             MOE_SOURCE,
         ),

@@ -1673,8 +1673,10 @@ def _ep_comm(
         tokens, k.mbf, model.hidden, ep_element_bytes(workload), ep_sent_copies(model, workload)
     )
     calls = _ep_calls(st.layers_max, k.gaf)
-    if "moe" in workload.recompute_modules:  # the block's forward runs again: its dispatch and combine too (4 -> 6)
-        calls = calls * (1.0 + 0.5 * (k.rc != 2))
+    # the MoE block's forward runs again in backward -- under full recomputation (the whole layer) or the module-level
+    # recomputation "moe" -- and with it its dispatch and combine (4 -> 6 all-to-alls), as TP's and CP's forward
+    # collectives repeat under full recomputation (_tp_time_s, _tp_cp_comm's forward_rings)
+    calls = calls * (1.0 + 0.5 * ((k.rc == 2) | ("moe" in workload.recompute_modules)))
     one_intra, one_inter = _all_to_all_two_tier_s(
         k.epf,
         members,

@@ -440,14 +440,14 @@ def _training_rows(
         entries = _tp_entries(tokens, mb, model.hidden, layers, tp, ACTIVATION_BYTES, sp, mode, ga)
         rows.append(_comm_row("TP", entries, tp, cluster, tp, comm["TP"], ring_ranks=tp, used=world))
     if cp > 1:
-        entries = _cp_entries(s, mb, model._kv_width_per_rank(tp), layers, cp, ACTIVATION_BYTES, ga)
+        entries = _cp_entries(s, mb, model._kv_width_per_rank(tp), layers, cp, ACTIVATION_BYTES, ga, mode == "full")
         rows.append(_comm_row("CP", entries, cp, cluster, tp * cp, comm["CP"], used=world))
     if model.is_moe and ep > 1:
         dispatched = ep_dispatched_tokens(workload, tokens, tp, etp)
         element = ep_element_bytes(workload)
         copies = ep_sent_copies(model, workload)
         entries = _ep_entries(dispatched, mb, model.hidden, layers, ep, copies, element, ga)
-        if "moe" in workload.recompute_modules and mode != "full":  # the block's forward again (estimate._ep_comm)
+        if "moe" in workload.recompute_modules or mode == "full":  # the block's forward again (estimate._ep_comm)
             entries += _ep_recompute_entries(dispatched, mb, model.hidden, layers, ep, copies, element, ga)
         split = (comm["EP_intra"], comm["EP_inter"])
         rows.append(_comm_row("EP", entries, ep, cluster, etp * ep, comm["EP"], split, used=world))

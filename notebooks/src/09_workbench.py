@@ -1315,7 +1315,7 @@ assert [(len(v), sum(v)) for v in vendor_counts.values()] == [(17, 16), (7, 3)]
 # BF16 与 FP8 两行都排第 1。Megatron-Bridge 26.04 的 Qwen3 30B-A3B（16 张 H100，EP 16）也通过：估算吞吐是实测的 0.90 倍；EP 16 跨 2 个节点，
 # 全对全通信占了 17.9 s（配方关掉了 EP 全对全重叠），可把 EP 留在节点内的布局也快不了多少——它们每层在 GPU 上太短，要等主机
 # 发射内核 (kernel)（见下面 ModelZoo 那几行）：估算最快的几个布局（EP 2 到 8）步时相同，都受主机所限，比如 EP 8、完全
-# 重计算有 5.5 s 在等主机；发表的布局是它们的 1.13 倍。
+# 重计算有 3.7 s 在等主机；发表的布局是它们的 1.13 倍。
 # Megatron-Core 扩展表的 GPT 70B（768 张 H100，TP 8、PP 2；表里没写 VP，搜索取 VP 7）也通过：估算最优不切流水线（TP 8、
 # DP 96、微批次 2，账本说放得下，74.6 GiB），省掉了气泡；发表的布局步时比它长 4%，排第 5 名，吞吐是实测的 1.04 倍；
 # 把各维的重叠份额降低四分之一，它就追上了最优。
@@ -1389,7 +1389,7 @@ assert [(len(v), sum(v)) for v in vendor_counts.values()] == [(17, 16), (7, 3)]
 #   汇合时不再保存专家输出，见下文）。它的 32 个 EP rank 跨 4 个节点，全对全通信走 InfiniBand（配方用普通的全对全分发器，
 #   不按节点去重），每步 14.4 s；配方打开了 EP 全对全重叠，估算按实测的份额只藏住 48%，露出 8.3 s：步时 19.9 s，
 #   实测 20.8 s（吞吐是实测的 1.05 倍）。没通过的是名次：估算最优是 TP 1、PP 8、EP 8，EP 留在节点内，用 ZeRO-2，
-#   要 78.2 GiB（80 GiB 的卡几乎装满），步时 13.5 s；发表的布局是它的 1.48 倍，第 690 名，在第 3 并列组。
+#   要 78.2 GiB（80 GiB 的卡几乎装满），步时 13.5 s；发表的布局是它的 1.48 倍，第 673 名，在第 3 并列组。
 #   可实测并不支持估算对节点内 EP 的偏爱：ModelZoo 在同一模型、同样 256 张卡上测过三种 EP 8 布局，没有一种比打开重叠的
 #   EP 32（17.6 s）快：用 FSDP 的一样快（17.6 s），PP 32 是 24.2 s，TP 4 是 29.0 s（见下文）。估算偏爱的那个布局没人测过；
 #   它可能漏了 EP 8 布局的某种开销，也可能配方确实没试过——只有实测能定。
@@ -1539,7 +1539,7 @@ assert [(len(v), sum(v)) for v in vendor_counts.values()] == [(17, 16), (7, 3)]
 # (the recipe turns the EP all-to-all overlap off), yet the layouts that keep EP inside a node are not much faster:
 # their layers are so short on the GPU that they wait for the host to launch kernels (see the ModelZoo rows below): the
 # fastest estimates (EP 2 to 8) take the same step, bound by the host (EP 8 with full recomputation, for one, waits
-# 5.5 s for it), and the published layout is 1.13x of them.
+# 3.7 s for it), and the published layout is 1.13x of them.
 # Megatron-Core's GPT 70B (768 H100s, TP 8, PP 2; the table gives no VP, the search takes VP 7) passes too: the best
 # estimate drops the pipeline (TP 8, DP 96, micro-batch 2, which the ledger lets fit at 74.6 GiB) and with it the
 # bubble; the published layout's step is 4 % longer, rank 5, at 1.04x the measured throughput, and with every overlap
@@ -1641,7 +1641,7 @@ assert [(len(v), sum(v)) for v in vendor_counts.values()] == [(17, 16), (7, 3)]
 #   token once per node) takes 14.4 s a step; the recipe turns the EP all-to-all overlap on, and the estimate lets it
 #   hide the measured 48 %, leaving 8.3 s exposed: a 19.9 s step against the measured 20.8 s (1.05x the measured
 #   throughput). What misses is the rank: the best estimate runs TP 1, PP 8 and EP 8, keeping EP inside a node, with
-#   ZeRO-2 at 78.2 GiB (an 80 GiB card nearly full), a 13.5 s step; the published layout is 1.48x of it, rank 690,
+#   ZeRO-2 at 78.2 GiB (an 80 GiB card nearly full), a 13.5 s step; the published layout is 1.48x of it, rank 673,
 #   tie group 3. The measurements do not bear out the estimate's preference for EP inside a node: the ModelZoo measured
 #   three EP 8 layouts of this model on the same 256 GPUs, and none beat EP 32 with the overlap (17.6 s): the one with
 #   FSDP tied it, PP 32 ran 24.2 s and TP 4 29.0 s (see below). Nobody measured the layout the estimate prefers; the
