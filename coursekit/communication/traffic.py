@@ -705,7 +705,8 @@ def _cp_entries(
         return ()
     kv_block = _cp_kv_block_bytes(s, c, b, kv, element)
     calls = (c - 1) * n_layers * m
-    again = (
+    forward = [Text(zh="前向", en="Forward")] + [Text(zh="重计算的前向", en="Recomputed forward")] * bool(recomputed)
+    rings = [
         _entry(
             "send_recv",
             kv_block,
@@ -713,38 +714,26 @@ def _cp_entries(
             "cp",
             2,
             Text(
-                zh="重计算的前向：每层 cp-1 步环形传递 K、V 块",
-                en="Recomputed forward: cp-1 ring steps per layer passing K and V blocks",
+                zh=f"{phase.zh}：每层 cp-1 步环形传递 K、V 块",
+                en=f"{phase.en}: cp-1 ring steps per layer passing K and V blocks",
             ),
             RING_ATTENTION_SOURCE,
+        )
+        for phase in forward
+    ]
+    backward = _entry(
+        "send_recv",
+        2 * kv_block,
+        calls,
+        "cp",
+        2,
+        Text(
+            zh="反向：每层 cp-1 步环形传递 K、V 及其梯度 dK、dV",
+            en="Backward: cp-1 ring steps per layer passing K, V and their gradients dK, dV",
         ),
+        RING_ATTENTION_SOURCE,
     )
-    return (again if recomputed else ()) + (
-        _entry(
-            "send_recv",
-            kv_block,
-            calls,
-            "cp",
-            2,
-            Text(
-                zh="前向：每层 cp-1 步环形传递 K、V 块",
-                en="Forward: cp-1 ring steps per layer passing K and V blocks",
-            ),
-            RING_ATTENTION_SOURCE,
-        ),
-        _entry(
-            "send_recv",
-            2 * kv_block,
-            calls,
-            "cp",
-            2,
-            Text(
-                zh="反向：每层 cp-1 步环形传递 K、V 及其梯度 dK、dV",
-                en="Backward: cp-1 ring steps per layer passing K, V and their gradients dK, dV",
-            ),
-            RING_ATTENTION_SOURCE,
-        ),
-    )
+    return (*rings, backward)
 
 
 @finite_result
