@@ -1,4 +1,4 @@
-"""Held-out check by an outside reviewer (17): published runs of four sources not yet read, planned as published;
+"""Held-out check by an outside reviewer (17): published runs of five sources not yet read, planned as published;
 nothing asserted.
 
     .venv/bin/python benchmarks/report_heldout_outside17.py
@@ -51,6 +51,14 @@ registered runs' (accepted; tie group 1 or top 10; the best step within 1.25x; t
    example lines of these releases are left out where the name, the table and the numbers disagree (e.g. 25.07's
    "32nodes ... 1024gbs ... 34.229" beside "training step time = 52.04 s"; Nemotron-4 340B's 21.542 s beside 2.693 s).
    No option beyond the printed ones is set (ZeRO stages 0-2 are searched where FSDP is not printed, 3 where it is).
+5. ``ZOO_ROWS``: Megatron-MoE-ModelZoo best_practice/qwen3/readme.md @ 798dfb5 (2026-05-13), newer than the commit
+   ``report_heldout_zoo_blackwell.py`` reads (020b813): its GB300 table now holds one row, Qwen3 235B-A22B, 4096
+   tokens, 16 nodes (64 GB300), MXFP8, TP 1, PP 1, VPP 1, CP 1, EP 64, MBS 1, GBS 8192, 1055 TFLOP/s per GPU, command
+   ``A2A_OVERLAP=1`` and no recompute flag. Planned exactly as that report plans the page's rows
+   (``report_heldout_zoo_blackwell.held_out_run``: the distributed optimizer, bf16 gradients for MXFP8, expert TP 1,
+   Megatron-Core's 2025 FLOP count); only the source differs. The same commit lists the 128K long-context row
+   (TP 4, PP 4, VPP 12, CP 4, EP 32, 1150 TFLOP/s) under GB200 where 020b813 listed it under GB300; which system ran
+   it is not clear, so it is left out.
 """
 
 from __future__ import annotations
@@ -291,13 +299,35 @@ def dgxc_run(row: tuple[object, ...]) -> PublishedRun:
     )
 
 
+# --------------------------------------------------------------------------- 5: MoE-ModelZoo's newer GB300 row
+
+ZOO_SOURCE = (
+    "Megatron-MoE-ModelZoo (github.com/yanring/Megatron-MoE-ModelZoo) best_practice/qwen3/readme.md @ "
+    "798dfb5 (2026-05-13), GB300 table, row 4096 / 16 nodes / MXFP8 / EP 64"
+)
+#: In ``report_heldout_zoo_blackwell.ROWS``' order: (system, sequence, nodes, precision, TP, PP, VP, CP, EP, MBS,
+#: GBS, A2A overlap, selective norm+act recompute, activation offloading, TFLOP/s per GPU).
+ZOO_ROWS: tuple[tuple[str, int, int, str, int, int, int, int, int, int, int, bool, bool, bool, float], ...] = (
+    ("GB300", 4096, 16, "mxfp8", 1, 1, 1, 1, 64, 1, 8192, True, False, False, 1055.0),
+)
+
+
+def zoo_run(row: tuple[object, ...]) -> PublishedRun:
+    """One newer ModelZoo row, planned by ``report_heldout_zoo_blackwell``'s reading with this commit as source."""
+    from report_heldout_zoo_blackwell import held_out_run as zoo_held_out_run
+
+    run = zoo_held_out_run(row)
+    return replace(run, name=run.name.replace("MoE-ModelZoo", "MoE-ModelZoo 2026-05"), source=ZOO_SOURCE)
+
+
 def all_runs() -> list[tuple[str, PublishedRun, bool]]:
-    """Every row of the four groups: (group, run, MoE)."""
+    """Every row of the five groups: (group, run, MoE)."""
     runs: list[tuple[str, PublishedRun, bool]] = []
     runs += [("torchtitan async TP (H100)", async_tp_run(r), False) for r in ASYNC_TP_ROWS]
     runs += [("torchtitan H200 (Trainy)", trainy_run(r), False) for r in TRAINY_ROWS]
     runs += [("NeMo 25.07 GB200", nemo_2507_run(r), r[11] > 1) for r in NEMO_2507_ROWS]
     runs += [("DGX Cloud examples", dgxc_run(r), int(str(r[16])) > 1) for r in DGXC_ROWS]
+    runs += [("MoE-ModelZoo 2026-05", zoo_run(r), True) for r in ZOO_ROWS]
     return runs
 
 
@@ -314,7 +344,10 @@ def main() -> int:
         print(f"  {run.name}")
         print(f"    {'accepted' if c.accepted else 'refused'}; {standing(c)}")
         if c.estimated_over_published is not None:
-            measured = f"measured {run.measured_tokens_per_gpu_s:,.0f} tokens/s/GPU"
+            if run.measured_tokens_per_gpu_s:
+                measured = f"measured {run.measured_tokens_per_gpu_s:,.0f} tokens/s/GPU"
+            else:
+                measured = f"measured {run.measured_tflops_per_gpu:,.0f} TFLOP/s/GPU ({run.flop_convention})"
             print(f"    {measured}; published layout {c.layout}; best {c.best_layout}")
         count(passes, totals, ("all", name, "MoE" if moe else "dense"), c.passes)
     print_tally(passes, totals)

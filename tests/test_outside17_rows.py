@@ -59,8 +59,14 @@ def test_model_size_matches_the_name(run: PublishedRun) -> None:
 
 def test_row_counts() -> None:
     assert len(report.ASYNC_TP_ROWS) == 8  # 2 tables x (bf16, float8 tensorwise) x (vanilla, async); rowwise out
-    assert len(RUNS) == 8 + 2 + 3 + 4
-    assert sum(moe for _, _, moe in RUNS) == 3
+    assert len(RUNS) == 8 + 2 + 3 + 4 + 1
+    assert sum(moe for _, _, moe in RUNS) == 4
+
+
+def test_zoo_row_is_64_gpus_at_ep_64() -> None:
+    (zoo,) = [r for _, r, _ in RUNS if r.name.startswith("MoE-ModelZoo")]
+    assert zoo.nodes * zoo.cluster_spec().gpus_per_node == 64 and dict(zoo.degrees)["ep"] == 64
+    assert zoo.measured_tflops_per_gpu == 1055.0 and "798dfb5" in zoo.source
 
 
 @pytest.mark.parametrize("row", report.DGXC_ROWS, ids=lambda row: str(row[3]))
