@@ -1,4 +1,4 @@
-"""Held-out check by an outside reviewer (17): published runs of five sources not yet read, planned as published;
+"""Held-out check by an outside reviewer (17): published runs of six sources not yet read, planned as published;
 nothing asserted.
 
     .venv/bin/python benchmarks/report_heldout_outside17.py
@@ -59,6 +59,11 @@ registered runs' (accepted; tie group 1 or top 10; the best step within 1.25x; t
    Megatron-Core's 2025 FLOP count); only the source differs. The same commit lists the 128K long-context row
    (TP 4, PP 4, VPP 12, CP 4, EP 32, 1150 TFLOP/s) under GB200 where 020b813 listed it under GB300; which system ran
    it is not clear, so it is left out.
+6. ``AUTOMODEL_ROWS``: NeMo AutoModel's first performance page, github.com/NVIDIA-NeMo/Automodel
+   docs/performance-summary.md @ 89e3a9fdd604bc3e70240f2fe4c6a9e1ce76cbd0 (2025-10-06): its Qwen3 MoE 30B row (8
+   H100, GBS 512, MBS 4, sequence 4096, EP 8, FSDP 8) measured 22.14 s a step, 11,842 tokens/s/GPU, an earlier
+   measurement than the 21.773 s (12,040) of the page ``report_heldout_automodel.py`` reads (36044ad3d); the layout
+   is the same. Planned with that report's reading (``automodel_run``); its other rows are unchanged there.
 """
 
 from __future__ import annotations
@@ -320,14 +325,37 @@ def zoo_run(row: tuple[object, ...]) -> PublishedRun:
     return replace(run, name=run.name.replace("MoE-ModelZoo", "MoE-ModelZoo 2026-05"), source=ZOO_SOURCE)
 
 
+# --------------------------------------------------------------------------- 6: AutoModel's first page
+
+AUTOMODEL_SOURCE = (
+    "NVIDIA NeMo AutoModel, “Performance Summary”, Pre-Training Performance, DGX-H100, BF16, "
+    "github.com/NVIDIA-NeMo/Automodel docs/performance-summary.md @ 89e3a9fdd604bc3e70240f2fe4c6a9e1ce76cbd0, "
+    "row Qwen3 MoE 30B (22.14 s per global step)"
+)
+#: In ``report_heldout_automodel.ROWS``' order: (model, row, GPUs, GBS, MBS, sequence, TP, PP, CP, EP, VP, FSDP,
+#: tokens/s/GPU).
+AUTOMODEL_ROWS: tuple[tuple[str, str, int, int, int, int, int, int, int, int, int, int, float], ...] = (
+    ("qwen3-30b-a3b", "Qwen3 MoE 30B", 8, 512, 4, 4096, 1, 1, 1, 8, 1, 8, 11842.0),
+)
+
+
+def automodel_first_page_run(row: tuple[object, ...]) -> PublishedRun:
+    """The first page's row, planned by ``report_heldout_automodel``'s reading with this commit as source."""
+    from report_heldout_automodel import automodel_run
+
+    run = automodel_run(row)
+    return replace(run, name=run.name.replace("NeMo AutoModel", "NeMo AutoModel 2025-10"), source=AUTOMODEL_SOURCE)
+
+
 def all_runs() -> list[tuple[str, PublishedRun, bool]]:
-    """Every row of the five groups: (group, run, MoE)."""
+    """Every row of the six groups: (group, run, MoE)."""
     runs: list[tuple[str, PublishedRun, bool]] = []
     runs += [("torchtitan async TP (H100)", async_tp_run(r), False) for r in ASYNC_TP_ROWS]
     runs += [("torchtitan H200 (Trainy)", trainy_run(r), False) for r in TRAINY_ROWS]
     runs += [("NeMo 25.07 GB200", nemo_2507_run(r), r[11] > 1) for r in NEMO_2507_ROWS]
     runs += [("DGX Cloud examples", dgxc_run(r), int(str(r[16])) > 1) for r in DGXC_ROWS]
     runs += [("MoE-ModelZoo 2026-05", zoo_run(r), True) for r in ZOO_ROWS]
+    runs += [("NeMo AutoModel 2025-10", automodel_first_page_run(r), True) for r in AUTOMODEL_ROWS]
     return runs
 
 
