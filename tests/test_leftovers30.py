@@ -143,6 +143,15 @@ def test_a_slip_gets_lines_that_run_and_mean_what_was_typed(
         assert _value_of(shell, line) == pytest.approx(value)
 
 
+def test_a_word_glued_to_a_whole_number_is_read_too(shell: Any, lang: str) -> None:
+    # 缺147 is one name to Python: a NameError, not a SyntaxError; short by 147 is -147
+    printed, result = _run(shell, "answer = 缺147")
+    assert isinstance(result.error_in_exec, NameError)
+    hint = _help_line(printed)
+    assert "answer = -147" in hint and "answer = 147" in hint, hint
+    assert ("第 1 行" in hint) == (lang == "zh"), hint
+
+
 def test_a_multiplier_is_no_longer_fixed_to_a_line_that_does_not_compile(shell: Any, lang: str) -> None:
     printed, _ = _run(shell, "answer = ×1.0")
     assert "answer = *1.0" not in _help_line(printed)

@@ -813,6 +813,10 @@ def input_hint(error: BaseException, line: str | None = None, *, cell: str | Non
         noted = _slip_before_check(code, _error_line(error)) if _NUMBER_WITH_NOTE.match(_fixed_line(code)) else None
         if noted is not None and name in code:
             return noted
+        if re.fullmatch(rf"[{_CJK}]+\d+", name) and _ANSWER_LINE.match(code) and code.split("=", 1)[1].strip() == name:
+            glued = _leftover30_slip(code, _error_line(error))  # answer = 缺147: one name to Python (leftovers 30)
+            if glued is not None:
+                return glued
         magnified = _numeral_with_magnitude(name)
         if magnified is not None and _ANSWER_LINE.match(code) and code.split("=", 1)[1].strip() == name:
             # answer = 两千四百亿: 2400亿's conversion (exercise 9.3 asks in billions), not 240000000000 to type
