@@ -172,6 +172,20 @@ def test_a_colon_after_a_restart_points_at_the_answer_line(shell: Any, lang: str
     assert result.success and shell.user_ns["feedback"].correct
 
 
+def test_after_a_restart_check_is_missing_too_and_both_lines_are_named(shell: Any, lang: str) -> None:
+    # a restarted kernel has no check either: Python meets check before answer on the check line
+    check = shell.user_ns.pop("check")
+    try:
+        printed, result = _run(shell, "answer: 26.19\ncheck('q1.zero2_gib', answer)")
+    finally:
+        shell.user_ns["check"] = check
+    assert isinstance(result.error_in_exec, NameError) and "'check'" in str(result.error_in_exec)
+    hint = _help_line(printed)
+    assert "'check'" in hint  # run the cells above first, as before
+    assert ("第 1 行 answer: 26.19 用了冒号" if lang == "zh" else "Line 1, answer: 26.19, uses a colon") in hint, hint
+    assert hint.endswith("answer = 26.19")
+
+
 def test_a_name_missing_for_another_reason_keeps_its_help(shell: Any) -> None:
     coursekit.set_language("en")
     # an assignment above the check: a colon line further up is not why answer is missing

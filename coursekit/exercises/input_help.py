@@ -793,10 +793,13 @@ def input_hint(error: BaseException, line: str | None = None, *, cell: str | Non
             if found is None:
                 return None
             name = found.group(1)
-        if name == "answer" and cell is not None:  # answer: 26.19 above, after a kernel restart (leftovers 30)
-            colon = colon_answer_hint(cell, _error_line(error))
-            if colon is not None:
+        colon = colon_answer_hint(cell, _error_line(error)) if cell is not None else None
+        if colon is not None:  # answer: 26.19 above, after a kernel restart (leftovers 30)
+            if name == "answer":
                 return colon
+            # check itself is undefined after a restart, and Python meets it before answer: both lines to fix
+            other = input_hint(error, line)
+            return colon if other is None else f"{other} {colon}"
         if name.lower() in ("true", "false"):
             return tr("input_help.truth_value", name=name, literal=name.capitalize())
         compared = _COMPARED_ANSWER.match(line.split("#", 1)[0].rstrip()) if line is not None else None

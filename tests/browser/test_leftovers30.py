@@ -4,7 +4,8 @@
    of "short by", ``answer = 7.5B*3.75/2**30`` both readings of B, ``answer = ×1.0`` the number alone (not the
    line ``answer = *1.0`` that does not compile), ``answer：26.19`` the line with an equals sign, each in the orange
    box of help under Python's error, in Chinese; ``answer: 24 * 2**30 / 10**9`` runs (valid Python) and check()'s
-   answer under the cell says the colon assigned nothing.
+   answer under the cell says the colon assigned nothing; after a kernel restart, where the cell raises a NameError
+   on its check line, the box still points at the answer line.
 """
 
 from __future__ import annotations
@@ -47,3 +48,14 @@ def test_lesson_0s_exercise_typed_with_the_slips_of_leftovers_30(
         assert "用了冒号" in annotated and annotated.rstrip().endswith("answer = 24 * 2**30 / 10**9")
         # what it asks for: 24 GiB in GB, 24 x 2^30 / 10^9 = 25.77 (by hand)
         assert _type_first_line(lesson, index, "answer = 24 * 2**30 / 10**9").startswith("正确")
+        # after a kernel restart the cell raises a NameError on its check line (check, then answer, undefined): the
+        # box still points at the answer line, in Chinese (the kernel takes the language from the lesson's folder)
+        lesson.page.evaluate("() => window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.restart()")
+        lesson.page.wait_for_function(
+            "() => window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.status === 'idle'",
+            timeout=60_000,
+        )
+        restarted = _type_first_line(lesson, index, "answer: 24 * 2**30 / 10**9")
+        assert "NameError" in restarted and _helps(lesson, index) == 1
+        assert "第 1 行 answer: 24 * 2**30 / 10**9 用了冒号" in restarted
+        assert restarted.rstrip().endswith("改好的一行：answer = 24 * 2**30 / 10**9")
