@@ -56,6 +56,9 @@ NOT_A_PAIR = {
     *(("coursekit/exercises/input_help.py", word) for word in ("点", "负", "零", "两")),
     # the words and the enumeration comma that join two numbers a learner types (5和7, 5、7; leftovers 29): data
     ("coursekit/exercises/input_help.py", "和与及、"),
+    # the words for "short by" before a number (缺1.47) and the counter words after a count (1,152次; leftovers 30)
+    ("coursekit/exercises/input_help.py", "还差 缺少 短缺 不足 缺 差 欠 少"),
+    ("coursekit/exercises/input_help.py", "次个步块张层台份轮组批条颗"),
     ("coursekit/exercises/__init__.py", "副本"),
     ("coursekit/exercises/lesson2.py", "账本"),
     ("coursekit/exercises/lesson2.py", "本"),

@@ -148,12 +148,15 @@ __all__ = [
     "BINARY_UNIT",
     "COUNT_VS_BILLIONS",
     "FORMS",
+    "KIB_VS_KB",
     "KINDS",
     "MB_VS_GB",
     "MIB_VS_GIB",
+    "MIB_VS_MB",
     "PREFIX_MODULES",
     "ROUNDED_COUNT",
     "SIGN_FLIPPED",
+    "UNIT_SLIPS",
     "Exercise",
     "Feedback",
     "Slip",
@@ -170,6 +173,7 @@ __all__ = [
     "show_solution",
     "solution_text",
     "strategy_choice",
+    "unit_slips",
     "verify",
     "written_tolerance",
 ]
@@ -369,9 +373,21 @@ _register_messages(
             "bytes).",
         },
         "exercises.slip.seconds_vs_ms": {
-            "zh": "你的答案与正确值正好差 1000 倍：检查单位是秒还是毫秒（1 s = 1000 ms）。",
-            "en": "Your answer is off by exactly 1000: check whether the unit is seconds or milliseconds "
-            "(1 s = 1000 ms).",
+            "zh": "你的答案与正确值正好差 1000 倍：检查单位是秒、毫秒还是微秒（1 s = 1000 ms，1 ms = 1000 µs）。",
+            "en": "Your answer is off by exactly 1000: check whether the unit is seconds, milliseconds or "
+            "microseconds (1 s = 1000 ms, 1 ms = 1000 µs).",
+        },
+        "exercises.slip.mib_vs_mb": {
+            "zh": "你的答案与正确值正好差 MiB 与 MB 之比 (2^20 / 10^6 ≈ 1.049)：检查题目要的是 MiB (2^20 字节) "
+            "还是 MB (10^6 字节)。",
+            "en": "Your answer is off by exactly the MiB / MB ratio (2^20 / 10^6 ≈ 1.049): check whether the "
+            "question asks for MiB (2^20 bytes) or MB (10^6 bytes).",
+        },
+        "exercises.slip.kib_vs_kb": {
+            "zh": "你的答案与正确值正好差 KiB 与 KB 之比 (1024 / 1000 = 1.024)：检查题目要的是 KiB (1024 字节) "
+            "还是 KB (1000 字节)。",
+            "en": "Your answer is off by exactly the KiB / KB ratio (1024 / 1000 = 1.024): check whether the "
+            "question asks for KiB (1024 bytes) or KB (1000 bytes).",
         },
         "exercises.thousands_comma": {
             "zh": "answer = {value!r}：Python 把逗号读成了分隔符，{written} 成了元组。数字里不要写千位分隔的逗号，"
@@ -641,6 +657,10 @@ BITS_VS_BYTES: Slip = _slip("bits_vs_bytes", 8.0)
 DIRECTION: Slip = _slip("direction", 2.0)
 #: Seconds for milliseconds (×1000).
 SECONDS_VS_MS: Slip = _slip("seconds_vs_ms", 1000.0)
+#: MiB and MB confused (2^20 / 10^6): a size in MiB answered in MB, or the reverse.
+MIB_VS_MB: Slip = _slip("mib_vs_mb", 2**20 / 10**6)
+#: KiB and KB confused (1024 / 1000).
+KIB_VS_KB: Slip = _slip("kib_vs_kb", 1024 / 1000)
 #: Bytes, KiB and MiB confused (×1024): a size answered one binary unit off.
 BINARY_UNIT: Slip = _slip("binary_unit", 1024.0)
 #: MiB for GiB, or the other way round (×1024): a GiB answer given in MiB.
@@ -780,6 +800,38 @@ def _caret_answer_line() -> str | None:
         if re.match(r"^\s*answer\s*=", line):
             code = line.split("#", 1)[0]
             return code.strip() if CARET_POWER.search(code) else None
+    return None
+
+
+def _caller_assigns_answer() -> bool:
+    """Whether the cell that called :func:`check` has an ``answer = ...`` line before the call."""
+    return any(re.match(r"^\s*answer\s*=", line) for line in _caller_lines())
+
+
+def _earlier_caret_line(answer: Any) -> str | None:
+    """The last ``answer = ...`` line of the cells run before the one that called :func:`check`, when it writes a
+    power as ``2^10`` and Python's XOR reading of it is ``answer`` (so that line made the answer judged), else None.
+
+    A lesson may check in a cell below the one the learner typed the answer in; the caller's own cell then has no
+    answer line to read (leftovers 30). The cells run so far are IPython's input history.
+    """
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - IPython is a dependency of the course
+        return None
+    shell = get_ipython()
+    history = getattr(getattr(shell, "history_manager", None), "input_hist_raw", None)
+    if not isinstance(history, list) or len(history) < 2:
+        return None
+    for cell in reversed(history[:-1]):  # the last one is the cell running check()
+        if not isinstance(cell, str):
+            continue
+        for line in reversed(cell.splitlines()):
+            if re.match(r"^\s*answer\s*=", line):
+                code = line.split("#", 1)[0].strip()
+                if CARET_POWER.search(code) and _caret_readings(code, answer) is not None:
+                    return code
+                return None
     return None
 
 
@@ -1875,13 +1927,52 @@ def _judge(exercise: Exercise, answer: Any, expected: Any) -> bool:
     return bool(value == expected)
 
 
+#: The slips of unit every number exercise gets from the unit its id names (the course writes units in names:
+#: ``q1.zero2_gib``, ``q2.allreduce_ms``, ``lab.busbw_gib_s``), tested after the exercise's own slips: one rule for
+#: the whole course, so an exercise that leaves a slip of its unit out still has it named (leftovers 30).
+UNIT_SLIPS: dict[str, tuple[Slip, ...]] = {
+    "gib_s": (GIB_VS_GB, MIB_VS_GIB, DIRECTION, BITS_VS_BYTES),
+    "gib": (GIB_VS_GB, MIB_VS_GIB),
+    "gb": (GIB_VS_GB, MB_VS_GB),
+    "mib": (MIB_VS_MB, MIB_VS_GIB),
+    "kib_per_token": (KIB_VS_KB, BINARY_UNIT, BITS_VS_BYTES),
+    "kib": (KIB_VS_KB, BINARY_UNIT, BITS_VS_BYTES),
+    "bytes": (BINARY_UNIT, BITS_VS_BYTES),
+    "ms": (SECONDS_VS_MS,),
+    "s": (SECONDS_VS_MS,),
+}
+
+
+def unit_slips(exercise: Exercise) -> tuple[Slip, ...]:
+    """The slips of unit :data:`UNIT_SLIPS` gives number exercise ``exercise`` from the unit its id ends with, less
+    those it declares itself (a code declared is that slip, with the exercise's own words).
+
+    >>> [slip.code for slip in unit_slips(get_exercise("lab.busbw_gib_s"))]
+    ['bits_vs_bytes']
+    """
+    check_instance("exercise", exercise, Exercise)
+    if exercise.kind != "number":
+        return ()
+    declared = {slip.code for slip in exercise.slips}
+    name = exercise.id.rsplit(".", 1)[-1]
+    for unit, slips in UNIT_SLIPS.items():
+        if name.endswith("_" + unit):
+            return tuple(slip for slip in slips if slip.code not in declared)
+    return ()
+
+
 def _slip_of(exercise: Exercise, answer: Any, expected: Any, min_digits: int | None = None) -> Slip | None:
-    """The first declared slip a wrong ``answer`` matches, if any (a number judged at ``min_digits`` significant
-    digits at least, by default the exercise's)."""
-    for slip in exercise.slips:
+    """The first declared slip a wrong ``answer`` matches, then the first of its unit's (:func:`unit_slips`), if any
+    (a number judged at ``min_digits`` significant digits at least, by default the exercise's).
+
+    A factor slip is never named for an answer that is the right value at the precision it is judged (1.0 for
+    1.0162 at two digits is no KiB / KB slip, though 1.0162 x 1.024 is 1.04: leftovers 30)."""
+    for slip in (*exercise.slips, *unit_slips(exercise)):
         if slip.factor is not None:
             value = float(answer)
             for target in _targets(exercise, float(expected)):
+                if _number_matches(exercise, value, target, min_digits):
+                    continue  # right at this precision: no slip of unit, whatever its factor
                 factors = (slip.factor, 1 / slip.factor)
                 if any(_scaled_matches(exercise, value, target, f, min_digits) for f in factors):
                     return slip
@@ -2032,6 +2123,8 @@ def _evaluate(exercise: Exercise, answer: Any) -> Feedback:
     if tilde is not None:  # answer = ~128 is -129 to Python: no error showed it (review 29)
         return Feedback(eid, "incorrect", "exercises.slip", {"id": eid, "slip": tilde}, slip="tilde")
     caret = _caret_answer_line() if exercise.kind == "number" else None
+    if caret is None and exercise.kind == "number" and not _caller_assigns_answer():
+        caret = _earlier_caret_line(answer)  # answer = 2^10 in a cell above the check (leftovers 30)
     if caret is not None:  # answer = 2^30 is 28 to Python: no error showed it (review 25)
         # the learner's own two readings when the line is plain arithmetic that made this answer (leftovers 29)
         readings = _caret_readings(caret, answer)

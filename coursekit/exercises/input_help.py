@@ -53,7 +53,14 @@ from .._validate import check_instance, learner_functions
 from ..i18n import LANGUAGES, Text, set_language, shown_str, tr
 from ..i18n import register as _register_messages
 
-__all__ = ["chinese_number_text", "chinese_numeral_value", "input_hint", "install", "tilde_hint"]
+__all__ = [
+    "chinese_number_text",
+    "chinese_numeral_value",
+    "colon_answer_hint",
+    "input_hint",
+    "install",
+    "tilde_hint",
+]
 
 #: The Chinese numerals 0-10 a learner may type for a small whole number (exercise 1.2's ZeRO stage "二"), each with
 #: its value: Python reads them as names (a NameError) or, in quotes, as text (review 25).
@@ -660,8 +667,9 @@ def _quoted_option(code: str, name: str) -> str | None:
     return raw.decode("utf-8")
 
 
-def input_hint(error: BaseException, line: str | None = None) -> str | None:
-    """One line of help for ``error`` (``line`` is the source line it was raised on), or None when there is none.
+def input_hint(error: BaseException, line: str | None = None, *, cell: str | None = None) -> str | None:
+    """One line of help for ``error`` (``line`` is the source line it was raised on, ``cell`` the whole cell when
+    known), or None when there is none.
 
     A ``SyntaxError`` on ``answer = 5.4%`` says to drop the percent sign and shows both the fraction (0.054) and the
     percentage (5.4); one about a full-width character names the character and shows the line retyped in half-width
@@ -671,6 +679,8 @@ def input_hint(error: BaseException, line: str | None = None) -> str | None:
     check_instance("error", error, BaseException)
     if line is not None:
         check_instance("line", line, str)
+    if cell is not None:
+        check_instance("cell", cell, str)
     if isinstance(error, SyntaxError):
         # Python's own SyntaxError holds its line as a str or None; one built by hand may hold anything (bytes, an
         # int), which raised AttributeError here (fuzz pass 24): only a str is read
@@ -684,6 +694,9 @@ def input_hint(error: BaseException, line: str | None = None) -> str | None:
         source = text or line or ""
         if _EMPTY_ANSWER.match(source):  # answer = (the ... deleted, nothing typed in its place; review 24)
             return tr("input_help.empty", line=error.lineno or 1)
+        slipped = _leftover30_slip(source, error.lineno or 1)  # 缺1.47, 1,152次, 7.5B*3.75, x1.0, answer：26.19
+        if slipped is not None:
+            return slipped
         leftover = _leftover_slip(source, error.lineno or 1)  # 3:19, 5和7, 5、7, [5; 7], 989T/4.8T, 1.5k
         if leftover is not None:
             return leftover
@@ -780,6 +793,13 @@ def input_hint(error: BaseException, line: str | None = None) -> str | None:
             if found is None:
                 return None
             name = found.group(1)
+        colon = colon_answer_hint(cell, _error_line(error)) if cell is not None else None
+        if colon is not None:  # answer: 26.19 above, after a kernel restart (leftovers 30)
+            if name == "answer":
+                return colon
+            # check itself is undefined after a restart, and Python meets it before answer: both lines to fix
+            other = input_hint(error, line)
+            return colon if other is None else f"{other} {colon}"
         if name.lower() in ("true", "false"):
             return tr("input_help.truth_value", name=name, literal=name.capitalize())
         compared = _COMPARED_ANSWER.match(line.split("#", 1)[0].rstrip()) if line is not None else None
@@ -796,6 +816,10 @@ def input_hint(error: BaseException, line: str | None = None) -> str | None:
         noted = _slip_before_check(code, _error_line(error)) if _NUMBER_WITH_NOTE.match(_fixed_line(code)) else None
         if noted is not None and name in code:
             return noted
+        if re.fullmatch(rf"[{_CJK}]+\d+", name) and _ANSWER_LINE.match(code) and code.split("=", 1)[1].strip() == name:
+            glued = _leftover30_slip(code, _error_line(error))  # answer = 缺147: one name to Python (leftovers 30)
+            if glued is not None:
+                return glued
         magnified = _numeral_with_magnitude(name)
         if magnified is not None and _ANSWER_LINE.match(code) and code.split("=", 1)[1].strip() == name:
             # answer = 两千四百亿: 2400亿's conversion (exercise 9.3 asks in billions), not 240000000000 to type
@@ -963,6 +987,18 @@ def _source_line(tb: TracebackType | None) -> str | None:
     return line or None
 
 
+def _source_cell(tb: TracebackType | None) -> str | None:
+    """The whole code of the innermost frame's cell of ``tb``, when it is a cell's top level (IPython keeps each
+    cell's code in linecache); None inside a function, whose lines are not the cell's answer lines."""
+    if tb is None:
+        return None
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    if tb.tb_frame.f_code.co_name != "<module>":
+        return None
+    return "".join(linecache.getlines(tb.tb_frame.f_code.co_filename)) or None
+
+
 def _handler(
     shell: Any, etype: type[BaseException], value: BaseException, tb: TracebackType | None, tb_offset: Any = None
 ) -> None:
@@ -971,7 +1007,11 @@ def _handler(
         shell.showsyntaxerror()
     else:
         shell.showtraceback((etype, value, tb), tb_offset=tb_offset)
-    hint = input_hint(value, _source_line(tb) if not isinstance(value, SyntaxError) else None)
+    hint = input_hint(
+        value,
+        _source_line(tb) if not isinstance(value, SyntaxError) else None,
+        cell=_source_cell(tb) if isinstance(value, NameError) else None,
+    )
     if hint is not None:
         from IPython.display import display
 
@@ -1194,3 +1234,199 @@ def _power_of(found: re.Match[str]) -> int:
 
 
 learner_functions(globals())
+
+
+# -- leftovers 30: a word glued to a number, a thousands comma with a counter word, B for billion, a multiplier, a
+# ratio with spaces, a colon written for = -------------------------------------------------------------------------
+
+_register_messages(
+    {
+        "input_help.glued_word": {
+            "zh": "第 {line} 行的数前面紧挨着文字 '{word}'：Python 把 {word} 和后面的数字读成一个名字，"
+            "名字后面再跟小数点和数字就是语法错误。Python 的数不带文字，只写数：{fixed}",
+            "en": "Line {line} has the word '{word}' glued to the front of its number: Python reads {word} and the "
+            "digits after it as one name, and a name followed by a decimal point and digits is a syntax error. "
+            "Python numbers take no words; write the number alone: {fixed}",
+        },
+        "input_help.shortfall_word": {
+            "zh": "第 {line} 行的数前面有 '{word}'（缺多少）：Python 的数不带文字。"
+            "题目问的是余量或差值（放得下为正）时，缺 {number} 就是负数：{negative}；"
+            "题目问的是缺口本身有多大时，写 {positive}。",
+            "en": "Line {line} has '{word}' (Chinese for “short by”) before its number: Python numbers take no "
+            "words. If the question asks for a headroom or a difference (positive when it fits), being short by "
+            "{number} is a negative number: {negative}; if it asks how large the shortfall is, write {positive}.",
+        },
+        "input_help.grouped_with_word": {
+            "zh": "第 {line} 行的数写了千位分隔的逗号，后面还跟着 '{word}'：Python 的数不带逗号（逗号把两个值隔开），"
+            "也不带文字或单位。去掉逗号和“{word}”，按题目要求的单位只写数：{fixed}",
+            "en": "Line {line} writes its number with thousands commas and '{word}' after it: a Python number takes no "
+            "commas (a comma separates two values) and no words or units. Leave out the commas and '{word}' and "
+            "write the number alone, in the unit the question asks for: {fixed}",
+        },
+        "input_help.grouped_either": {
+            "zh": "第 {line} 行的数里有逗号，后面还跟着 '{word}'：Python 的数不带逗号，也不带文字或单位。"
+            "逗号若是千位分隔，写 {whole}；若是小数点，写 {decimal}。",
+            "en": "Line {line} has a comma inside its number and '{word}' after it: a Python number takes no commas "
+            "and no words or units. If the comma separates thousands, write {whole}; if it is a decimal point, "
+            "write {decimal}.",
+        },
+        "input_help.billion_or_bytes": {
+            "zh": "第 {line} 行的数后面紧跟着 B：Python 的数后面不能直接跟字母。课程里 B 有两种意思："
+            "在参数个数后面是十亿 (billion, 10^9)，例如 7.5B 个参数是 7.5e9；在大小后面是字节 (bytes)，"
+            "是单位，数本身不带。B 是十亿时写：{billion}；B 是字节时只写数：{plain}",
+            "en": "Line {line} writes B right after a number: a Python number cannot be followed by a letter. The "
+            "lessons use B two ways: after a count of parameters it is a billion (10^9), so 7.5B parameters are "
+            "7.5e9; after a size it is bytes, a unit, which the number leaves out. If B means billion, write: "
+            "{billion}; if it means bytes, write the number alone: {plain}",
+        },
+        "input_help.multiplier": {
+            "zh": "第 {line} 行把倍数写成了 {written}（“{number} 倍”）：Python 里 x 是字母，× 不是 Python 的符号，"
+            "* 两边都要有数。倍数只写数：{fixed}",
+            "en": "Line {line} writes a multiplier as {written} (“{number} times”): in Python x is a letter, × is no "
+            "Python sign, and * needs a number on each side. A multiplier is the number alone: {fixed}",
+        },
+        "input_help.colon_for_equals": {
+            "zh": "第 {line} 行 {code} 用了冒号：赋值用等号 =（冒号在 Python 里是类型注解，不给 answer 赋值，"
+            "所以后面用到 answer 时它还没有值）。改好的一行：{fixed}",
+            "en": "Line {line}, {code}, uses a colon: an assignment takes an equals sign = (in Python a colon there "
+            "is a type annotation, which gives answer no value, so answer has none when a later line uses it). "
+            "The line fixed: {fixed}",
+        },
+    }
+)
+
+#: Chinese words for "short by" that a learner writes before a headroom that does not fit (``answer = 缺1.47`` for
+#: exercise 1.3's -1.47 GiB): the number meant may be negative
+SHORTFALL_WORDS: tuple[str, ...] = tuple("还差 缺少 短缺 不足 缺 差 欠 少".split())  # data, not prose
+#: Chinese counter words after a count (``1,152次``, ``64个``): what they count is whole, so a comma before three
+#: digits is a thousands comma
+COUNTER_WORDS: str = "次个步块张层台份轮组批条颗"  # data, not prose
+_CJK = r"\u3400-\u9fff"
+_UNSIGNED = r"(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
+#: ``answer = 缺1.47``: Chinese characters glued to the front of a number (a space between is
+#: :data:`_WORD_BEFORE_NUMBER`'s)
+_GLUED_WORD = re.compile(
+    rf"^(?P<lead>\s*answer\s*=\s*)(?P<sign>[-+]?)(?P<word>[{_CJK}]+)\s*(?P<number>{_UNSIGNED})\s*(?P<comment>#.*)?$"
+)
+#: ``answer = 1,152次``: a number with thousands commas and a word or unit after it
+_GROUPED_WITH_WORD = re.compile(
+    r"^(?P<lead>\s*answer\s*=\s*)(?P<number>[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?)\s*"
+    rf"(?P<word>[A-Za-zµμ{_CJK}][A-Za-zµμ/{_CJK}]{{0,11}})\s*(?P<comment>#.*)?$"
+)
+#: ``answer = 7.5B*3.75/2**30``: a number with B right after it (a billion, or bytes)
+_B_AFTER_NUMBER = re.compile(rf"(?<![\w.])(?P<number>{_UNSIGNED})B(?![A-Za-z\d_])")
+#: ``answer = x1.0``, ``answer = ×1.0``, ``answer = 1.0x``: a multiplier written with its sign
+_MULTIPLIER = re.compile(
+    rf"^(?P<lead>\s*answer\s*=\s*)(?:(?P<before>[xX×*])\s*(?P<first>{_UNSIGNED})|(?P<second>{_UNSIGNED})\s*"
+    r"(?P<after>[xX×]))\s*(?P<comment>#.*)?$"
+)
+#: ``answer: 26.19`` / ``answer：26.19``: a colon typed for =
+COLON_ANSWER = re.compile(r"^(?P<indent>\s*)answer\s*[:：]\s*(?P<value>[^=\s#][^#]*?)\s*(?:#.*)?$")
+
+
+def _with_comment(code: str, comment: str | None) -> str:
+    return f"{code}  {comment}" if comment else code
+
+
+def _leftover30_slip(source: str, line: int) -> str | None:
+    """The hint for a word glued to the front of a number (``answer = 缺1.47``), a number with thousands commas and a
+    word after it (``answer = 1,152次``), B after a number (``answer = 7.5B*3.75/2**30``), a multiplier
+    (``answer = x1.0``, ``×1.0``) or a colon for = (``answer：26.19``), else None. Every line shown compiles.
+
+    >>> from coursekit import set_language
+    >>> set_language("en")
+    >>> [_leftover30_slip(s, 1).rsplit(": ", 1)[1] for s in ("answer = 1,152次", "answer = x1.0", "answer：26.19")]
+    ['answer = 1152', 'answer = 1.0', 'answer = 26.19']
+    """
+    text = _fixed_line(_fullwidth_digits(source.replace("：", ":")))
+    colon = COLON_ANSWER.match(text)
+    if colon is not None:
+        fixed = f"answer = {colon.group('value')}"
+        if _compiles(fixed):
+            code = shown_str(source.strip())
+            return tr("input_help.colon_for_equals", line=line, code=code, fixed=shown_str(fixed))
+    multiplier = _MULTIPLIER.match(source.strip() if "×" in source else text)
+    if multiplier is not None:
+        number = multiplier.group("first") or multiplier.group("second")
+        fixed = _with_comment(f"{multiplier.group('lead').strip()} {number}", multiplier.group("comment"))
+        written = (multiplier.group("before") or "") + number + (multiplier.group("after") or "")
+        if _compiles(fixed):
+            return tr("input_help.multiplier", line=line, written=written, number=number, fixed=shown_str(fixed))
+    glued = _GLUED_WORD.match(text)
+    if glued is not None and not any(glued.group("word") in (w.zh, w.en) for w in _ABOUT_WORDS):
+        lead, word, number = glued.group("lead").strip(), glued.group("word"), glued.group("number")
+        if word in CHINESE_MAGNITUDES or chinese_number_text(word) is not None:
+            return None
+        sign = glued.group("sign")
+        positive = _with_comment(f"{lead} {sign}{number}", glued.group("comment"))
+        if word in SHORTFALL_WORDS and not sign:
+            negative = _with_comment(f"{lead} -{number}", glued.group("comment"))
+            return tr(
+                "input_help.shortfall_word",
+                line=line,
+                word=word,
+                number=number,
+                negative=shown_str(negative),
+                positive=shown_str(positive),
+            )
+        return tr("input_help.glued_word", line=line, word=word, fixed=shown_str(positive))
+    grouped = _GROUPED_WITH_WORD.match(text)
+    if grouped is not None:
+        lead, number, word = grouped.group("lead").strip(), grouped.group("number"), grouped.group("word")
+        whole = number.replace(",", "")
+        if word in CHINESE_MAGNITUDES:
+            magnitude = _magnitude_hint(whole, word)
+            return None if magnitude is None else f"{tr('input_help.line_prefix', line=line)}{magnitude}"
+        fixed = _with_comment(f"{lead} {whole}", grouped.group("comment"))
+        if number.count(",") == 1 and "." not in number and word[0] not in COUNTER_WORDS:
+            head, tail = number.split(",")
+            decimal = _with_comment(f"{lead} {head}.{tail}", grouped.group("comment"))
+            return tr(
+                "input_help.grouped_either", line=line, word=word, whole=shown_str(fixed), decimal=shown_str(decimal)
+            )
+        return tr("input_help.grouped_with_word", line=line, word=word, fixed=shown_str(fixed))
+    return _billion_hint(text, line)
+
+
+def _billion_hint(text: str, line: int) -> str | None:
+    """:func:`_leftover30_slip`'s hint for B after a number: both readings the lessons give B, a billion (``7.5e9``)
+    and bytes (the number alone), each a line that compiles; None when the line has no such B."""
+    code, _, comment = text.partition("#")
+    if not _ANSWER_LINE.match(code) or _B_AFTER_NUMBER.search(code) is None:
+        return None
+    billion = _B_AFTER_NUMBER.sub(lambda m: f"{m.group('number')}e9", code).strip()
+    plain = _B_AFTER_NUMBER.sub(lambda m: m.group("number"), code).strip()
+    if comment:
+        billion, plain = f"{billion}  #{comment}", f"{plain}  #{comment}"
+    if not (_compiles(billion) and _compiles(plain)):
+        return None
+    return tr("input_help.billion_or_bytes", line=line, billion=shown_str(billion), plain=shown_str(plain))
+
+
+def colon_answer_hint(cell: str, before_line: int | None = None) -> str | None:
+    """The hint for a cell whose ``answer`` has no value because a line above ``before_line`` wrote ``answer: 26.19``
+    (a type annotation, no assignment), else None: after a kernel restart the cell raises a NameError on the line
+    that uses ``answer`` (the check), so the line to fix is another one.
+
+    >>> from coursekit import set_language
+    >>> set_language("en")
+    >>> colon_answer_hint("answer: 26.19\\ncheck('q1.state_gib', answer)\\n", 2).rsplit(": ", 1)[1]
+    'answer = 26.19'
+    """
+    check_instance("cell", cell, str)
+    for number, source in reversed(list(enumerate(cell.splitlines(), start=1))):
+        if before_line is not None and number >= before_line:
+            continue
+        if re.match(r"^\s*answer\s*=", source):
+            return None  # an assignment above: the colon line is not why answer has no value
+        found = COLON_ANSWER.match(source.split("#", 1)[0].rstrip())
+        if found is not None:
+            fixed = f"answer = {found.group('value')}"
+            if _compiles(fixed):
+                return tr(
+                    "input_help.colon_for_equals",
+                    line=number,
+                    code=shown_str(source.strip()),
+                    fixed=shown_str(fixed),
+                )
+    return None
