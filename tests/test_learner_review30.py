@@ -13,7 +13,12 @@ wrong ones and a newcomer's slips into every exercise cell. What was met and fix
    100 % (coursekit.i18n.nonzero, the catalog's "~" suffix): "E(512) = 0.003", "从 0.003 往上",
    "0.1%（2.22 ms）"; the end label of the curve likewise.
 
-tests/browser/test_learner_review30.py shows 1 in Chromium, in the zh lesson.
+2. The lessons write "3/19 ≈ 0.158" in prose; a learner who copied it, ``answer = 3/19≈0.158`` (or
+   ``answer ≈ 0.158``, the sign for "="), met Python's bare "invalid character '≈' (U+2248)" with no line of help
+   (the "~" of review 29 has one). The line now gets one: Python has no "about" sign; write one side only, each
+   side shown as the line to write (``answer = 3/19 或 answer = 0.158``).
+
+tests/browser/test_learner_review30.py shows 1 and 2 in Chromium, in the zh lesson.
 """
 
 from __future__ import annotations
@@ -22,6 +27,8 @@ import re
 
 import pytest
 
+from coursekit.exercises import check
+from coursekit.exercises.input_help import approx_hint, input_hint
 from coursekit.scaling import diagnose_efficiency, step_timeline
 from coursekit.widgets.scaling import (
     BANDWIDTH_STEPS_GB_S,
@@ -98,3 +105,51 @@ def test_the_curve_end_label_is_not_zero() -> None:
     widget = ScalingWidget(overlap=0.0, bandwidth_gb_s=5.0, gradient_gb=40.0, compute_ms=50.0)
     widget.draw(widget.result)
     assert widget.end_label.get_text() == "0.003"
+
+
+# -- 2. "≈" copied from the prose ------------------------------------------------------------------------------------
+
+
+def _syntax_error(line: str) -> SyntaxError:
+    try:
+        compile(line, "<cell>", "exec")
+    except SyntaxError as error:
+        return error
+    raise AssertionError(f"{line!r} compiled")
+
+
+@pytest.mark.usefixtures("zh")
+@pytest.mark.parametrize(
+    ("typed", "shown"),
+    [
+        # exercise 6.1 worked by hand: (p-1)/(m+p-1) with p = 4, m = 16 is 3/19 = 0.158
+        ("answer = 3/19≈0.158", "answer = 3/19 或 answer = 0.158"),
+        ("answer = 3/19 ≈ 0.158  # p = 4", "answer = 3/19 或 answer = 0.158"),
+        ("answer ≈ 0.158", "answer = 0.158"),
+        ("answer = 206≈", "answer = 206"),
+    ],
+)
+def test_an_approx_sign_gets_a_line_of_help(typed: str, shown: str) -> None:
+    hint = input_hint(_syntax_error(typed), typed)
+    assert hint is not None and hint.startswith("第 1 行有“≈”：Python 里没有“约等于”号。只写一边"), hint
+    assert hint.endswith(shown), hint
+    for line in shown.split(" 或 "):  # every line shown runs, and each side of 3/19 ≈ 0.158 is right
+        compile(line, "<shown>", "exec")
+        if "0.158" in line or "3/19" in line:
+            value = eval(line.split("=", 1)[1])
+            assert check("pipeline.bubble_p4_m16", value).status == "correct"
+
+
+@pytest.mark.usefixtures("en")
+def test_an_approx_sign_gets_a_line_of_help_in_english() -> None:
+    typed = "answer = 3/19≈0.158"
+    hint = input_hint(_syntax_error(typed), typed)
+    assert hint is not None and hint.startswith("Line 1 has “≈”: Python has no “about” sign. Write one side only")
+    assert hint.endswith("answer = 3/19 or answer = 0.158"), hint
+
+
+@pytest.mark.usefixtures("zh")
+def test_a_line_without_an_answer_gets_no_approx_help() -> None:
+    assert approx_hint("x = 3≈4", 1) is None
+    assert approx_hint("answer = 0.158", 1) is None
+    assert approx_hint("answer = ≈", 1) is None

@@ -5,7 +5,9 @@ scaling-efficiency widget, its controls moved to their ends from the keyboard (H
 * slowest link, most gradient, least compute: the message reads "E(512) = 0.003", not "0.00" beside a speed-up of
   two; one step of the overlap slider names the overlap from which the step stops shrinking as 0.003, not 0.00;
 * fastest link, least gradient, most compute: the diagnosis gives the exposed communication's share as 0.1 %, as the
-  line above it gives 0.11 %, not "0%（2.22 ms）".
+  line above it gives 0.11 %, not "0%（2.22 ms）";
+* exercise 6.1 answered ``answer = 3/19≈0.158`` (the "≈" of the prose) gets a line of help that shows each side as
+  the line to write, and fits the notebook's visible height with its cell.
 """
 
 from __future__ import annotations
@@ -18,13 +20,22 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
 import jupyter_browser
 
 from tests.browser.conftest import lesson_page, press
-from tests.browser.test_learner_review24 import _cell_index
+from tests.browser.test_learner_review24 import _cell_index, _type_first_line
 from tests.browser.test_learner_review25 import LAPTOP, _run_code_cells_through
+from tests.browser.test_learner_review27 import _cell_fits
 
 
 def test_lesson_6_scaling_widget_at_its_ends(zh_lab: jupyter_browser.LabServer, browser: Any) -> None:
     with lesson_page(browser, zh_lab, "zh/06_pipeline_scaling.ipynb", **LAPTOP) as lesson:
         page = lesson.page
+        bubble = _cell_index(page, 'check("pipeline.bubble_p4_m16", answer)')
+        _run_code_cells_through(lesson, bubble - 1)
+        approx = _type_first_line(lesson, bubble, "answer = 3/19≈0.158")
+        assert "SyntaxError" in approx and "第 1 行有“≈”：Python 里没有“约等于”号" in approx, approx
+        assert approx.rstrip().endswith("answer = 3/19 或 answer = 0.158"), approx
+        _cell_fits(page, bubble)
+        # (p-1)/(m+p-1) with p = 4, m = 16: 3/19, as the help shows it
+        assert _type_first_line(lesson, bubble, "answer = 3/19").startswith("正确。")
         cell = _cell_index(page, "scaling_widget = ScalingWidget()")
         _run_code_cells_through(lesson, cell)
         widget = page.locator(".jp-Notebook .jp-Cell").nth(cell).locator(".ck-widget").first
