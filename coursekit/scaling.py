@@ -98,36 +98,36 @@ register(
             "measure whether per-device compute itself slowed down (e.g. a too-small per-device micro-batch).",
         },
         "scaling.diagnosis_communication": {
-            "zh": "暴露的通信 (exposed communication) 占一步时间的 {share:.0%}（{overhead_ms:.3g} ms）："
+            "zh": "暴露的通信 (exposed communication) 占一步时间的 {share:.0%~}（{overhead_ms:.3g} ms）："
             "先提高与计算的重叠、减少通信量，或把高频集合通信放到更快的链路上。",
-            "en": "exposed communication takes {share:.0%} of the step ({overhead_ms:.3g} ms): overlap it with "
+            "en": "exposed communication takes {share:.0%~} of the step ({overhead_ms:.3g} ms): overlap it with "
             "compute, send fewer bytes, or keep the frequent collectives on faster links.",
         },
         "scaling.diagnosis_communication_capped": {
-            "zh": "暴露的通信 (exposed communication) 占一步时间的 {share:.0%}（{overhead_ms:.3g} ms）："
+            "zh": "暴露的通信 (exposed communication) 占一步时间的 {share:.0%~}（{overhead_ms:.3g} ms）："
             "计算（{compute_ms:.3g} ms）下面已经藏满了，再提高重叠也没用；"
             "减少通信量、把高频集合通信放到更快的链路上，或让每步多算一些。",
-            "en": "exposed communication takes {share:.0%} of the step ({overhead_ms:.3g} ms): the compute "
+            "en": "exposed communication takes {share:.0%~} of the step ({overhead_ms:.3g} ms): the compute "
             "({compute_ms:.3g} ms) already hides all it can, so more overlap cannot help; send fewer bytes, keep the "
             "frequent collectives on faster links, or give each step more compute.",
         },
         "scaling.diagnosis_bubble": {
-            "zh": "流水线气泡 (pipeline bubble) 占一步时间的 {share:.0%}（{overhead_ms:.3g} ms）：增加微批次"
+            "zh": "流水线气泡 (pipeline bubble) 占一步时间的 {share:.0%~}（{overhead_ms:.3g} ms）：增加微批次"
             "数、使用交错调度 (interleaved schedule)，或减少流水线阶段数。",
-            "en": "the pipeline bubble takes {share:.0%} of the step ({overhead_ms:.3g} ms): use more "
+            "en": "the pipeline bubble takes {share:.0%~} of the step ({overhead_ms:.3g} ms): use more "
             "micro-batches, an interleaved schedule, or fewer pipeline stages.",
         },
         "scaling.diagnosis_input": {
-            "zh": "等待输入数据占一步时间的 {share:.0%}（{overhead_ms:.3g} ms）：数据加载跟不上，"
+            "zh": "等待输入数据占一步时间的 {share:.0%~}（{overhead_ms:.3g} ms）：数据加载跟不上，"
             "增加数据加载进程 (dataloader worker)、预取或缓存，与并行策略无关。",
-            "en": "waiting for input data takes {share:.0%} of the step ({overhead_ms:.3g} ms): the input "
+            "en": "waiting for input data takes {share:.0%~} of the step ({overhead_ms:.3g} ms): the input "
             "pipeline cannot keep up; add loader workers, prefetching or caching; the parallel strategy is "
             "not the cause.",
         },
         "scaling.diagnosis_load_imbalance": {
-            "zh": "负载不均 (load imbalance) 占一步时间的 {share:.0%}（{overhead_ms:.3g} ms）：其他设备在同步点"
+            "zh": "负载不均 (load imbalance) 占一步时间的 {share:.0%~}（{overhead_ms:.3g} ms）：其他设备在同步点"
             "等最慢的设备 (straggler)；请平衡各流水线阶段 / rank 的工作量，或排查慢节点。",
-            "en": "load imbalance takes {share:.0%} of the step ({overhead_ms:.3g} ms): the other devices wait "
+            "en": "load imbalance takes {share:.0%~} of the step ({overhead_ms:.3g} ms): the other devices wait "
             "for the slowest one (straggler) at the synchronization point; balance the work per stage / "
             "rank or find the slow node.",
         },

@@ -238,6 +238,13 @@ _register_messages(
             "en": "Line {line} uses two equals signs ==: a comparison, for which Python first reads answer, which has "
             "no value yet (NameError). An assignment takes one equals sign: {fixed}",
         },
+        "input_help.approx": {
+            "zh": "第 {line} 行有“≈”：Python 里没有“约等于”号。只写一边；"
+            "检查器按你写出的位数判断，本来就容许舍入：{fixed}",
+            "en": "Line {line} has “≈”: Python has no “about” sign. Write one side only; the checker judges the digits "
+            "you write and allows for rounding: {fixed}",
+        },
+        "input_help.approx_or": {"zh": " 或 ", "en": " or "},
         "input_help.tilde": {
             "zh": "第 {line} 行的数前面有“~”：在 Python 里 ~ 不是“约”，而是按位取反（~128 是 -129，~26.19 报错）。"
             "检查器按你写出的位数判断，本来就容许舍入，不用写“~”：{fixed}",
@@ -738,6 +745,10 @@ def input_hint(error: BaseException, line: str | None = None, *, cell: str | Non
         if blank is not None:  # answer = 26.19　: an input method's full-width space (review 29)
             return _invisible_hint(source, line_number, chr(int(blank.group(1), 16)))
         match = _INVALID_CHARACTER.search(str(error.msg or ""))
+        if match is not None and match.group(1) == APPROX_SIGN:  # answer = 3/19≈0.158: "≈" for "about" (review 30)
+            approx = approx_hint(source, line_number)
+            if approx is not None:
+                return approx
         if match is not None and match.group(1) in _SUPERSCRIPTS:  # 10⁵: a power, not the number 105
             fixed = _fixed_line(_superscripts_as_powers(source))
             fixed = CARET_POWER.sub(lambda m: m.group(0).replace("^", "**"), fixed)
@@ -975,6 +986,36 @@ def tilde_hint(source: str, line: int, *, lang: str | None = None) -> str | None
     if not _compiles(fixed):
         return None
     return tr("input_help.tilde", lang=lang, line=line, fixed=shown_str(fixed))
+
+
+#: "About" as a learner copies it from a lesson's prose ("3/19 ≈ 0.158"), which Python refuses as an invalid character.
+APPROX_SIGN: str = "\u2248"
+
+
+def approx_hint(source: str, line: int, *, lang: str | None = None) -> str | None:
+    """The hint for an answer line with "≈" (``answer = 3/19≈0.158``, ``answer = ≈0.158``): each side of it alone, as
+    the line to write; None for any other line or when no side is Python.
+
+    >>> import coursekit
+    >>> coursekit.set_language("en")
+    >>> print(approx_hint("answer = 3/19≈0.158", 1))  # doctest: +NORMALIZE_WHITESPACE
+    Line 1 has “≈”: Python has no “about” sign. Write one side only; the checker judges the digits you write and
+    allows for rounding: answer = 3/19 or answer = 0.158
+    """
+    code = check_instance("source", source, str).split("#", 1)[0].strip()
+    if APPROX_SIGN not in code:
+        return None
+    if re.match(rf"answer\s*{APPROX_SIGN}", code):  # answer ≈ 0.158: the sign written for "="
+        code = code.replace(APPROX_SIGN, "=", 1)
+    if _ANSWER_LINE.match(code) is None:
+        return None
+    lead, right = code.split("=", 1)
+    lines = [f"{lead.strip()} = {side.strip()}" for side in right.split(APPROX_SIGN) if side.strip()]
+    lines = [fixed for fixed in lines if _compiles(fixed)]
+    if not lines:
+        return None
+    either = tr("input_help.approx_or", lang=lang).join(shown_str(fixed) for fixed in lines)
+    return tr("input_help.approx", lang=lang, line=line, fixed=either)
 
 
 def _source_line(tb: TracebackType | None) -> str | None:

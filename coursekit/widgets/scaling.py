@@ -37,7 +37,7 @@ from ..hardware import (
     NVLINK4_H100_BYTES_PER_S,
     NVLINK_H800_BYTES_PER_S,
 )
-from ..i18n import Text, register, tr
+from ..i18n import Text, nonzero, register, tr
 from ..plotting import cache_drawing, label
 from ..scaling import EfficiencyDiagnosis, ScalingCurve, diagnose_efficiency, scaling_curve
 from ..units import GB_BYTES, MS_PER_S
@@ -107,21 +107,21 @@ register(
         "widgets.scaling.gradient_gb": {"zh": "每步全归约的梯度 (GB)", "en": "gradients all-reduced per step (GB)"},
         "widgets.scaling.compute_ms": {"zh": "每步计算时间 (ms)", "en": "compute per step (ms)"},
         "widgets.scaling.efficiency": {
-            "zh": "E({devices}) = <b>{efficiency:.2f}</b>：{devices} 个设备的吞吐是单设备的 {speedup:.0f} 倍，"
+            "zh": "E({devices}) = <b>{efficiency:.2f~}</b>：{devices} 个设备的吞吐是单设备的 {speedup:.0f} 倍，"
             "不是 {devices} 倍。",
-            "en": "E({devices}) = <b>{efficiency:.2f}</b>: {devices} devices give {speedup:.0f}× the throughput of "
+            "en": "E({devices}) = <b>{efficiency:.2f~}</b>: {devices} devices give {speedup:.0f}× the throughput of "
             "one, not {devices}×.",
         },
         "widgets.scaling.efficiency_ideal": {
-            "zh": "E({devices}) = <b>{efficiency:.2f}</b>：{devices} 个设备的吞吐是单设备的 {devices} 倍，"
+            "zh": "E({devices}) = <b>{efficiency:.2f~}</b>：{devices} 个设备的吞吐是单设备的 {devices} 倍，"
             "达到了理想的线性扩展：通信全部藏在计算之下。",
-            "en": "E({devices}) = <b>{efficiency:.2f}</b>: {devices} devices give {devices}× the throughput of one, "
+            "en": "E({devices}) = <b>{efficiency:.2f~}</b>: {devices} devices give {devices}× the throughput of one, "
             "the ideal linear scaling: all communication is hidden under compute.",
         },
         "widgets.scaling.efficiency_near": {
-            "zh": "E({devices}) = <b>{efficiency:.2f}</b>：{devices} 个设备的吞吐约是单设备的 {devices} 倍，"
+            "zh": "E({devices}) = <b>{efficiency:.2f~}</b>：{devices} 个设备的吞吐约是单设备的 {devices} 倍，"
             "接近理想的线性扩展：暴露的通信只占一步的 {share_percent}%。",
-            "en": "E({devices}) = <b>{efficiency:.2f}</b>: {devices} devices give about {devices}× the throughput of "
+            "en": "E({devices}) = <b>{efficiency:.2f~}</b>: {devices} devices give about {devices}× the throughput of "
             "one, close to the ideal linear scaling: exposed communication takes only {share_percent}% of the step.",
         },
         "widgets.scaling.step": {
@@ -132,10 +132,10 @@ register(
         },
         "widgets.scaling.overlap_capped": {
             "zh": "重叠比例 {overlap:.2f} 本可掩盖 {wanted_ms} ms 通信，但通信只能藏在 {compute_ms} ms 的计算之下："
-            "P = {devices} 时，重叠比例从 {threshold:.2f} 往上，一步的时间都一样；再提高重叠也没用，"
+            "P = {devices} 时，重叠比例从 {threshold:.2f~} 往上，一步的时间都一样；再提高重叠也没用，"
             "只有减少通信量、换更快的链路或加大每步计算才能缩短暴露的通信。",
             "en": "An overlap of {overlap:.2f} would hide {wanted_ms} ms of communication, but communication can hide "
-            "only under the {compute_ms} ms of compute: at P = {devices} every overlap from {threshold:.2f} up gives "
+            "only under the {compute_ms} ms of compute: at P = {devices} every overlap from {threshold:.2f~} up gives "
             "this same step. More overlap cannot help here: only fewer bytes, a faster link or more compute per step "
             "shorten the exposed communication.",
         },
@@ -290,7 +290,7 @@ class ScalingWidget(LessonWidget[ScalingView]):
         curve = result.curve
         self.curve_line.set_data(list(curve.devices), list(curve.efficiencies))
         self.end_label.set_position((curve.devices[-1], curve.efficiencies[-1] + 0.03))
-        self.end_label.set_text(f"{curve.efficiencies[-1]:.2f}")
+        self.end_label.set_text(nonzero(curve.efficiencies[-1], ".2f"))
         timeline = curve.points[-1].timeline
         for bar in self.segments.values():
             bar.set_width(0.0)
