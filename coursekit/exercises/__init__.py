@@ -1030,7 +1030,11 @@ def member_left_out(member: str, hint: Text) -> Slip:
 #: Short Chinese names a learner types for a strategy beside the glossary's own (服务副本 is also called 副本).
 STRATEGY_SPELLINGS: dict[str, str] = {"副本": "Replica"}
 #: A name followed by a gloss in brackets, full-width or not: 'TP（张量并行）', 'Replica (服务副本)'.
-_GLOSSED = re.compile(r"(?P<head>[^（(]+?)\s*[（(](?P<gloss>[^）)]+)[）)]")
+#: (The head ends in a character that is no space, so the head and the spaces before the bracket cannot trade
+#: characters: a lazy head there took minutes on a long run of spaces, fuzz pass 27.)
+_GLOSSED = re.compile(r"(?P<head>[^（(]*[^（(\s])\s*[（(](?P<gloss>[^）)]+)[）)]")
+#: Hyphens a copied name may carry that NFKC keeps (U+2010 hyphen, U+2011 non-breaking hyphen: 'ZeRO‑3')
+_HYPHENS: dict[int, str] = {0x2010: "-", 0x2011: "-"}
 
 
 def strategy_choice(text: str, names: tuple[str, ...] | list[str]) -> str:
@@ -1057,7 +1061,9 @@ def strategy_choice(text: str, names: tuple[str, ...] | list[str]) -> str:
     by_lower: dict[str, str] = {name.lower(): name for name in choices}
 
     def one(word: str) -> str | None:
-        word = unicodedata.normalize("NFKC", word).strip()
+        # invisible format characters (zero-width, bidi marks) copied with a name are no part of it
+        word = unicodedata.normalize("NFKC", word).translate(_HYPHENS)
+        word = "".join(char for char in word if unicodedata.category(char) != "Cf").strip()
         if word.lower() in by_lower:
             return by_lower[word.lower()]
         if word in STRATEGY_SPELLINGS:
