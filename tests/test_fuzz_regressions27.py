@@ -25,13 +25,23 @@ exercise answers and the command line, fed adversarial values. What was found an
    expected one argument" (zh: "需要一个值"), naming neither the value nor the rule: 408 of 408 such runs over the 51
    value flags of ``plan`` with four values in zh and en. A token that starts as a negative number does is now a
    value (``coursekit._cli.NEGATIVE_NUMBER``), so the flag's own check refuses it by name, value and rule.
+7. Lessons 5 and 6 take dict answers (``my_state_gib``, ``my_kind``, the matrix ``my_matrix`` and
+   ``my_timeline_ms``) and checked them with a loop over the learner's own keys: a renamed key (``"compute"`` for
+   ``"compute_ms"``) raised the author's "no exercise with id 'pipeline.timeline_compute'" ValueError in the
+   learner's cell, a row that is no dict raised AttributeError, a deleted key raised KeyError (5.1) or went
+   unchecked without a word (5.2, 6). The cells now call ``coursekit.exercises.check_entries``, which names a value
+   that is no dict, each key the dict lacks, and each key the exercise does not ask for, in the learner's language,
+   and reads a key retyped in another case or width or an int written as text; ``tools/lesson_times.py`` counts a
+   learner cell that calls it as an exercise cell (no stated time changed).
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
 import contextlib
 import io
+import json
 import random
 import re
 import subprocess
@@ -40,11 +50,12 @@ from pathlib import Path
 
 import pytest
 
+from coursekit import exercises as exercises_module
 from coursekit.__main__ import main
 from coursekit._cli import NEGATIVE_NUMBER
-from coursekit.exercises import strategy_choice
+from coursekit.exercises import get_exercise, strategy_choice
 from coursekit.exercises.input_help import input_hint
-from coursekit.i18n import set_language
+from coursekit.i18n import Text, set_language
 from coursekit.planner.cli import add_plan_command
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -333,3 +344,99 @@ def test_a_comma_in_a_number_is_shown_fixed_only_when_the_line_then_compiles(lan
         assert "5.7和" not in hint and '7.5"' not in hint
     hint = _hint("answer = 25，77")  # the line it writes compiles: the comma's own help, as before
     assert hint is not None and "answer = 25.77" in hint
+
+
+# 7. Dict answers: every key named, none raising ------------------------------------------------------------------
+
+
+def _learner_cell(lesson: str, marker: str) -> str:
+    """The English source of lesson ``lesson``'s learner cell that contains ``marker``."""
+    cells = json.loads((ROOT / "notebooks" / "en" / lesson).read_text(encoding="utf-8"))["cells"]
+    for cell in cells:
+        source = "".join(cell["source"])
+        if "learner" in cell.get("metadata", {}).get("tags", []) and marker in source:
+            return source
+    raise AssertionError(marker)
+
+
+def _run_cell(source: str, answers: dict[str, object]) -> str:
+    """Run a learner cell with its ``my_...`` dicts replaced by ``answers`` (their first assignments dropped);
+    return what it printed. Any exception fails the test."""
+    tree = ast.parse(source)
+    tree.body = [
+        node
+        for node in tree.body
+        if not (isinstance(node, ast.Assign) and any(getattr(t, "id", "") in answers for t in node.targets))
+    ]
+    namespace: dict[str, object] = {
+        "check": exercises_module.check,
+        "check_entries": exercises_module.check_entries,
+        "Text": Text,
+        "display": lambda *args, **kwargs: None,
+        "draw_my_timeline": lambda parts: parts,
+        **answers,
+    }
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(tree, "<cell>", "exec"), namespace)
+    return out.getvalue()
+
+
+_TIMELINE_KEYS = ("compute_ms", "bubble_ms", "exposed_ms", "step_ms")
+
+
+@pytest.mark.parametrize(
+    ("answers", "named"),
+    [
+        ({"compute": 1.0, "bubble_ms": 2.0, "exposed_ms": 3.0, "step_ms": 6.0}, ["'compute'", "'compute_ms'"]),
+        ({"bubble_ms": 2.0}, ["'compute_ms'", "'exposed_ms'", "'step_ms'"]),
+        ([240.0, 90.0, 30.0, 360.0], ["[240.0, 90.0, 30.0, 360.0]"]),
+        (None, ["None"]),
+        ({**dict.fromkeys(_TIMELINE_KEYS, 1.0), "extra_ms": 5.0}, ["'extra_ms'"]),
+    ],
+)
+def test_lesson_6_timeline_dict_names_every_key(lang: str, answers: object, named: list[str]) -> None:
+    printed = _run_cell(_learner_cell("06_pipeline_scaling.ipynb", "my_timeline_ms"), {"my_timeline_ms": answers})
+    assert "my_timeline_ms" in printed
+    for text in named:
+        assert text in printed, (text, printed)
+    if lang == "zh":
+        assert all(CJK.search(line) for line in printed.strip().splitlines()), printed
+
+
+def test_lesson_6_timeline_takes_a_retyped_key_and_its_right_value(lang: str) -> None:
+    """A key in capitals with a space after it is the same key; the right values come from the exercises' own
+    expected values (the lesson's stated rule: step = compute + exposed + bubble)."""
+    right = {key: get_exercise(f"pipeline.timeline_{key}").expected_value() for key in _TIMELINE_KEYS}
+    assert right["step_ms"] == pytest.approx(right["compute_ms"] + right["exposed_ms"] + right["bubble_ms"])
+    answers = {"COMPUTE_MS ": right["compute_ms"], **{k: right[k] for k in _TIMELINE_KEYS[1:]}}
+    printed = _run_cell(_learner_cell("06_pipeline_scaling.ipynb", "my_timeline_ms"), {"my_timeline_ms": answers})
+    assert printed.count("正确" if lang == "zh" else "Correct") == 4, printed
+
+
+@pytest.mark.parametrize(
+    "matrix",
+    [
+        {1: {"dp": "feasible"}},  # rows 2 and 3 deleted, three strategies of row 1 too
+        {1: ["feasible"], 2: {}, 3: {"DP": "x", "ZeRO": "feasible"}},
+        {"1": {"DP": "feasible", "FSDP": "not_preferred", "TP": "not_preferred", "PP": "not_preferred"}},
+        "feasible",
+    ],
+)
+def test_lesson_5_matrix_dict_never_raises_and_names_what_is_missing(lang: str, matrix: object) -> None:
+    printed = _run_cell(_learner_cell("05_selection_matrix.ipynb", "my_matrix"), {"my_matrix": matrix})
+    lines = printed.strip().splitlines()
+    assert lines and "my_matrix" in printed
+    if lang == "zh":
+        assert all(CJK.search(line) for line in lines), printed
+    if isinstance(matrix, dict) and isinstance(matrix.get(1), dict):
+        assert "'TP'" in printed and "'PP'" in printed  # row 1 lacks TP and PP: both named
+
+
+def test_lesson_5_state_and_kind_dicts_with_a_key_deleted(lang: str) -> None:
+    state = {1: get_exercise("matrix.case1_state_gib").expected_value(), 3: 1.0}
+    printed = _run_cell(
+        _learner_cell("05_selection_matrix.ipynb", "my_state_gib"), {"my_state_gib": state, "my_kind": {"1": 5}}
+    )
+    assert "my_state_gib" in printed and "2" in printed  # key 2 named as missing
+    assert printed.count("正确" if lang == "zh" else "Correct") == 1, printed
