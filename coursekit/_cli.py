@@ -382,6 +382,13 @@ class _SubcommandsOnce(argparse._SubParsersAction):  # type: ignore[type-arg]
                 sub.given_before = {}
 
 
+#: A command-line token that starts as a negative number does (``-5``, ``-1e999``, ``-.5``, ``-1_000``, ``-0x10``,
+#: ``-5GiB``) or is ``float()``'s ``-inf`` / ``-nan``: no option of the course starts so, so argparse takes it as a
+#: value and a numeric flag refuses it naming the flag, the value and the rule (argparse's own pattern takes only
+#: ``-5`` and ``-0.5`` and said of ``--host-memory-gib -1e999`` only "expected one argument").
+NEGATIVE_NUMBER: re.Pattern[str] = re.compile(r"^-(?:\.?\d|(?:inf|infinity|nan)$)", re.IGNORECASE)
+
+
 class CourseParser(argparse.ArgumentParser):
     """An ``ArgumentParser`` laid out by :class:`CourseHelpFormatter`; its subcommands' parsers are too.
 
@@ -395,6 +402,9 @@ class CourseParser(argparse.ArgumentParser):
         self.register("action", None, StoreOnce)
         self.register("action", "store", StoreOnce)
         self.register("action", "parsers", _SubcommandsOnce)
+        # a negative number in any form Python's float() reads is a value, not an option: argparse's own pattern
+        # (-5, -0.5) read "--host-memory-gib -1e999" or "-inf" as a flag and said only "expected one argument"
+        self._negative_number_matcher = NEGATIVE_NUMBER
         #: The options given before this subcommand's name (set while its command parses it).
         self.given_before: dict[tuple[str, ...], tuple[str, Any]] = {}
 

@@ -58,6 +58,11 @@ BAD: tuple[Any, ...] = (
 #: Valid calls of public functions whose docstrings show none (the same replay as a doctest example).
 EXTRA_EXAMPLES: dict[str, tuple[str, ...]] = {
     "coursekit.exercises.check": ('check("q2.tp_calls", 1152)',),
+    # fuzz pass 27: a dict of dicts of answers (lesson 5's matrix), with labels and entries
+    "coursekit.exercises.check_entries": (
+        'check_entries({1: {"DP": "feasible"}}, {1: {"DP": "matrix.case1_dp", "TP": "matrix.case1_tp"}}, '
+        'name="my_matrix", labels={1: {"DP": "Case 1, DP"}}, entries={1: {"DP": \'"DP": \'}})',
+    ),
     "coursekit.exercises.get_exercise": ('get_exercise("q2.tp_calls")',),
     "coursekit.exercises.show_solution": ('show_solution("q2.tp_calls")',),
     "coursekit.exercises.input_help.input_hint": (

@@ -60,7 +60,8 @@ _WORD = re.compile(r"[A-Za-z0-9']+")
 #: A ``check("id", ...)`` call whose first argument is a string or f-string; ``\s*`` spans the line break of a call
 #: written over several lines (``check(\n    f"matrix.case{n}_kind", ...)``, lesson 5's exercise 5.1), which the
 #: former pattern missed, counting that learner cell as a plain code cell (leftovers 28).
-_CHECK_ID = re.compile(r"""\bcheck\(\s*f?(?:"([^"]+)"|'([^']+)')""")
+#: A ``check_entries(`` call (a dict of answers, lessons 5 and 6: fuzz pass 27) makes an exercise cell too.
+_CHECK_ID = re.compile(r"""\bcheck\(\s*f?(?:"([^"]+)"|'([^']+)')|\bcheck_entries\(""")
 
 
 @dataclass(frozen=True)

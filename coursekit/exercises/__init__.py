@@ -162,6 +162,7 @@ __all__ = [
     "Slip",
     "any_mistake",
     "check",
+    "check_entries",
     "degree_left_out",
     "exercises",
     "get_exercise",
@@ -228,6 +229,23 @@ _register_messages(
         "exercises.slip": {
             "zh": "还不对。提示：{slip}",
             "en": "Not yet. Hint: {slip}",
+        },
+        "exercises.entries_mapping": {
+            "zh": "{name} = {value}：必须是一个非空的字典 (dict)：键 -> 练习编号（或同样形状的字典）。",
+            "en": "{name} = {value}: must be a non-empty dict: key -> exercise id (or a dict of the same shape).",
+        },
+        "exercises.entries_not_dict": {
+            "zh": "{name} = {value}：必须是一个字典 (dict)，键为 {keys}。",
+            "en": "{name} = {value}: must be a dict with the keys {keys}.",
+        },
+        "exercises.entry_missing": {
+            "zh": "{name} 里没有键 {key}：在 {name} 里写上 {key}: 你的答案。",
+            "en": "{name} has no key {key}: write {key}: your answer in {name}.",
+        },
+        "exercises.entries_extra": {
+            "zh": "{name} 里的键 {extra} 不是这道题问的，没有检查（题目问的键：{keys}）。",
+            "en": "{name} has the keys {extra}, which this exercise does not ask for, so they were not checked (the "
+            "keys it asks for: {keys}).",
         },
         "exercises.invalid": {
             "zh": "无法检查。{error}",
@@ -1082,7 +1100,11 @@ def member_left_out(member: str, hint: Text) -> Slip:
 #: Short Chinese names a learner types for a strategy beside the glossary's own (服务副本 is also called 副本).
 STRATEGY_SPELLINGS: dict[str, str] = {"副本": "Replica"}
 #: A name followed by a gloss in brackets, full-width or not: 'TP（张量并行）', 'Replica (服务副本)'.
-_GLOSSED = re.compile(r"(?P<head>[^（(]+?)\s*[（(](?P<gloss>[^）)]+)[）)]")
+#: (The head ends in a character that is no space, so the head and the spaces before the bracket cannot trade
+#: characters: a lazy head there took minutes on a long run of spaces, fuzz pass 27.)
+_GLOSSED = re.compile(r"(?P<head>[^（(]*[^（(\s])\s*[（(](?P<gloss>[^）)]+)[）)]")
+#: Hyphens a copied name may carry that NFKC keeps (U+2010 hyphen, U+2011 non-breaking hyphen: 'ZeRO‑3')
+_HYPHENS: dict[int, str] = {0x2010: "-", 0x2011: "-"}
 
 
 def strategy_choice(text: str, names: tuple[str, ...] | list[str]) -> str:
@@ -1109,7 +1131,9 @@ def strategy_choice(text: str, names: tuple[str, ...] | list[str]) -> str:
     by_lower: dict[str, str] = {name.lower(): name for name in choices}
 
     def one(word: str) -> str | None:
-        word = unicodedata.normalize("NFKC", word).strip()
+        # invisible format characters (zero-width, bidi marks) copied with a name are no part of it
+        word = unicodedata.normalize("NFKC", word).translate(_HYPHENS)
+        word = "".join(char for char in word if unicodedata.category(char) != "Cf").strip()
         if word.lower() in by_lower:
             return by_lower[word.lower()]
         if word in STRATEGY_SPELLINGS:
@@ -2045,6 +2069,105 @@ def check(
         feedback = _evaluate(exercise, answer)
     _display(feedback, label, written)
     return feedback
+
+
+def _entry_key(key: Any) -> Any:
+    """A dict key as a learner may retype it: a str or int in any case, full-width or spaced (``'dp '`` for
+    ``'DP'``, ``'1'`` for ``1``); any other key as it is."""
+    if isinstance(key, (str, int)) and not isinstance(key, bool):
+        return unicodedata.normalize("NFKC", str(key)).strip().lower()
+    return key
+
+
+def _entries_invalid(exercise_id: str, message_key: str, **params: Any) -> Feedback:
+    """An "invalid" verdict on a dict of answers, worded in both languages (shown in the current one)."""
+    error = Text(zh=tr(message_key, lang="zh", **params), en=tr(message_key, lang="en", **params))
+    return Feedback(exercise_id, "invalid", "exercises.invalid", {"id": exercise_id, "error": error})
+
+
+def _first_id(ids: Mapping[Any, Any]) -> str:
+    first = next(iter(ids.values()))
+    return first if isinstance(first, str) else _first_id(first)
+
+
+def check_entries(
+    answers: Any,
+    ids: Mapping[Any, Any],
+    *,
+    name: str,
+    labels: Mapping[Any, Any] | None = None,
+    entries: Mapping[Any, Any] | None = None,
+) -> dict[Any, Any]:
+    """Check a dict of answers, one :func:`check` per key of ``ids`` (key -> exercise id, or -> a mapping of the
+    same shape for a dict of dicts, as lesson 5's matrix), and return the verdicts by key.
+
+    ``name`` is the learner's variable (``'my_matrix'``), named in every message about the dict itself: a value
+    that is no dict, a key the exercise asks for and the dict lacks (its verdict says which key to add), and keys
+    it does not ask for (named, not checked). A key may be retyped in another case or width, with spaces around it,
+    or an int as text (``'dp'`` for ``'DP'``, ``'1'`` for ``1``). ``labels`` and ``entries`` hold each key's
+    ``label`` and ``entry`` for :func:`check` (the same shape as ``ids``). Never raises for a learner's answer.
+
+    >>> from coursekit import set_language
+    >>> set_language("en")
+    >>> ids = {"a": "demo.two_plus_two", "b": "demo.two_plus_two"}
+    >>> verdicts = check_entries({"A": 4, "c": 1}, ids, name="my_answers")  # doctest: +ELLIPSIS
+    Cannot check. my_answers has the keys 'c', which this exercise does not ask for, ...
+    Correct. 2 + 2 = 4.
+    Cannot check. my_answers has no key 'b': write 'b': your answer in my_answers.
+    >>> [verdicts[key].status for key in ids]
+    ['correct', 'invalid']
+    """
+    check_instance("name", name, str)
+    for argument, value in (("ids", ids), ("labels", labels), ("entries", entries)):
+        if (value is not None or argument == "ids") and not isinstance(value, Mapping):
+            raise TypeError(tr("exercises.entries_mapping", name=argument, value=shown_repr(value)))
+    if not ids:
+        raise ValueError(tr("exercises.entries_mapping", name="ids", value=shown_repr(ids)))
+    keys_text = ", ".join(repr(key) for key in ids)
+    if not isinstance(answers, Mapping):
+        feedback = _entries_invalid(
+            _first_id(ids), "exercises.entries_not_dict", name=name, value=shown_repr(answers), keys=keys_text
+        )
+        _display(feedback)
+        return {key: feedback for key in ids}
+    by_key: dict[Any, Any] = {}
+    for key in answers:
+        by_key.setdefault(_entry_key(key), key)
+    found = {key: (key if key in answers else by_key.get(_entry_key(key), _MISSING)) for key in ids}
+    extra = [key for key in answers if key not in set(found.values())]
+    if extra:
+        _display(
+            _entries_invalid(
+                _first_id(ids),
+                "exercises.entries_extra",
+                name=name,
+                extra=", ".join(shown_repr(key) for key in extra),
+                keys=keys_text,
+            )
+        )
+    verdicts: dict[Any, Any] = {}
+    for key, target in ids.items():
+        label = labels.get(key) if labels is not None else None
+        entry = entries.get(key) if entries is not None else None
+        if found[key] is _MISSING:
+            feedback = _entries_invalid(_first_id({key: target}), "exercises.entry_missing", name=name, key=repr(key))
+            _display(feedback, label if isinstance(label, (str, Text)) else None)
+            verdicts[key] = feedback
+        elif isinstance(target, Mapping):
+            verdicts[key] = check_entries(
+                answers[found[key]],
+                target,
+                name=f"{name}[{found[key]!r}]",
+                labels=label if isinstance(label, Mapping) else None,
+                entries=entry if isinstance(entry, Mapping) else None,
+            )
+        else:
+            verdicts[key] = check(target, answers[found[key]], label=label, entry=entry)
+    return verdicts
+
+
+#: A key of ``ids`` the learner's dict does not have (:func:`check_entries`).
+_MISSING = object()
 
 
 def verify(

@@ -45,6 +45,7 @@ import os
 import re
 import unicodedata
 import warnings
+from collections.abc import Callable
 from decimal import Decimal
 from types import TracebackType
 from typing import Any
@@ -482,7 +483,7 @@ _SPACED_LIST = re.compile(
 _BRACKET_PAIRS = {"[": "]", "(": ")", "{": "}"}
 
 
-_NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
+_NUMBER = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
 #: ``answer = 5 7``: two or more numbers with only spaces between them (5, 7 or 57?)
 _SPACED_NUMBERS = re.compile(rf"^(?P<lead>\s*answer\s*=\s*)(?P<items>{_NUMBER}(?:\s+{_NUMBER})+)\s*(?:#.*)?$")
 #: ``answer = rank 1``: a word, then a number (the words for "about" are :data:`_NUMBER_WITH_WORDS`')
@@ -563,7 +564,7 @@ _COMPARED_ANSWER = re.compile(r"^\s*answer\s*==\s*(?P<value>\S.*)$")
 #: Python's TypeError for ``~`` before a float (``answer = ~26.19``)
 _TILDE_ERROR = re.compile(r"bad operand type for unary ~")
 #: ``answer = 5.4%``: a number written with a percent sign, which Python refuses as invalid syntax
-_PERCENT_ANSWER = re.compile(r"^\s*answer\s*=\s*([-+]?(?:\d+\.?\d*|\.\d+))\s*%\s*(?:#.*)?$")
+_PERCENT_ANSWER = re.compile(r"^\s*answer\s*=\s*([-+]?(?:\d+(?:\.\d*)?|\.\d+))\s*%\s*(?:#.*)?$")
 _ANSWER_LINE = re.compile(r"^\s*answer\s*=")
 #: The errors the handler adds a line of help to: Python refused the cell before check() could see the answer.
 #: TypeError since review 25 (``2^30 / 10^9``: ``^`` is XOR, not a power).
@@ -577,7 +578,7 @@ _EMPTY_ANSWER = re.compile(r"^\s*answer\s*=\s*(?:#.*)?$")
 #: ``answer = 4.45ms`` / ``answer = 25.77 吉字节`` / ``answer = 约26.2``: a number with a unit after it or a word
 #: for "about" before it (a line retyped in half-width characters first)
 #: A number as a learner writes it in a line: sign, digits, a decimal point, an exponent (ASCII only).
-_PLAIN_NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
+_PLAIN_NUMBER = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
 _NUMBER_WITH_WORDS = re.compile(
     r"^(?P<lead>\s*answer\s*=\s*)(?P<about>"
     + "|".join(re.escape(w) for word in _ABOUT_WORDS for w in (word.zh, word.en))
@@ -674,6 +675,34 @@ def _quoted_option(code: str, name: str) -> str | None:
     return raw.decode("utf-8")
 
 
+def _comma_in_number_hint(comma: re.Match[str], source: str, line: int) -> str | None:
+    """The help for a full-width comma inside the answer's number (:data:`_COMMA_IN_NUMBER`), or None when a line it
+    would write out does not compile."""
+    rest = _fullwidth_digits(source)[comma.end() :]
+    head = comma.group(1).split("=", 1)[1].strip()
+    reading = _comma_reading(head, comma.group(3))
+    if reading == "either":  # 4，445: 4.445 or 4445, only the question can tell (two lines: no comment)
+        rest = rest.split("#", 1)[0]
+        decimal = _fixed_line(comma.group(1) + "." + comma.group(3) + rest)
+        whole = _fixed_line(comma.group(1) + comma.group(3) + rest)
+        if not (_compiles(decimal) and _compiles(whole)):
+            return None
+        return tr(
+            "input_help.full_width_either_comma",
+            line=line,
+            char=comma.group(2),
+            decimal=shown_str(decimal),
+            whole=shown_str(whole),
+        )
+    is_decimal = reading == "decimal"
+    number = comma.group(1) + ("." if is_decimal else "") + comma.group(3)
+    retyped = _fixed_line(number + rest)
+    if not _compiles(retyped):
+        return None
+    key = "input_help.full_width_decimal_comma" if is_decimal else "input_help.full_width_thousands_comma"
+    return tr(key, line=line, char=comma.group(2), fixed=shown_str(retyped))
+
+
 def input_hint(error: BaseException, line: str | None = None, *, cell: str | None = None) -> str | None:
     """One line of help for ``error`` (``line`` is the source line it was raised on, ``cell`` the whole cell when
     known), or None when there is none.
@@ -760,26 +789,11 @@ def input_hint(error: BaseException, line: str | None = None, *, cell: str | Non
             fixed = CARET_POWER.sub(lambda m: m.group(0).replace("^", "**"), fixed)
             return tr("input_help.math_sign", line=error.lineno or 1, char=match.group(1), fixed=shown_str(fixed))
         comma = _COMMA_IN_NUMBER.match(_fullwidth_digits(source))
-        if comma is not None:  # '，' typed for a decimal point (25，77) or a thousands comma (1，677)
-            rest = _fullwidth_digits(source)[comma.end() :]
-            head = comma.group(1).split("=", 1)[1].strip()
-            reading = _comma_reading(head, comma.group(3))
-            if reading == "either":  # 4，445: 4.445 or 4445, only the question can tell (two lines: no comment)
-                rest = rest.split("#", 1)[0]
-                decimal = shown_str(_fixed_line(comma.group(1) + "." + comma.group(3) + rest))
-                whole = shown_str(_fixed_line(comma.group(1) + comma.group(3) + rest))
-                return tr(
-                    "input_help.full_width_either_comma",
-                    line=error.lineno or 1,
-                    char=comma.group(2),
-                    decimal=decimal,
-                    whole=whole,
-                )
-            is_decimal = reading == "decimal"
-            number = comma.group(1) + ("." if is_decimal else "") + comma.group(3)
-            retyped = shown_str(_fixed_line(number + rest))
-            key = "input_help.full_width_decimal_comma" if is_decimal else "input_help.full_width_thousands_comma"
-            return tr(key, line=error.lineno or 1, char=comma.group(2), fixed=retyped)
+        # '，' typed for a decimal point (25，77) or a thousands comma (1，677); a line that would still not compile
+        # so retyped ('answer = 5、7和') gets the help below instead (fuzz pass 27)
+        comma_hint = _comma_in_number_hint(comma, source, error.lineno or 1) if comma is not None else None
+        if comma_hint is not None:
+            return comma_hint
         half_width = _fixed_line(source)
         if not _compiles(half_width):  # answer = not_preferred％: retyped, still no Python line (fuzz pass 25)
             return tr("input_help.full_width_still", line=error.lineno or 1, char=match.group(1))
@@ -1206,7 +1220,11 @@ def _leftover_slip(source: str, line: int) -> str | None:
         word = next(w for w in _JOINING_WORDS if w in joined.group("items"))
         fixed = f"{lead} [{', '.join(items)}]"
         singles = [f"{lead} {item}" for item in dict.fromkeys(items)]
-        readings = tr("input_help.or_plain", first=tr("input_help.list_separator").join(singles[:-1]), last=singles[-1])
+        readings = (  # 5和5 is one number twice: "answer = 5", not " or answer = 5" (fuzz pass 27)
+            singles[0]
+            if len(singles) == 1
+            else tr("input_help.or_plain", first=tr("input_help.list_separator").join(singles[:-1]), last=singles[-1])
+        )
         if _compiles(fixed) and all(_compiles(single) for single in singles):
             return tr(
                 "input_help.joined_values",
@@ -1240,24 +1258,27 @@ def _scaled_hint(text: str, line: int) -> str | None:
     code, _, comment = text.partition("#")
     if not _ANSWER_LINE.match(code):
         return None
-    found = list(_SCALED_NUMBER.finditer(code))
+    # a number inside quotes is text ('8K' stays '8K'): only the code between string literals is read and rewritten
+    found = [m for part in _STRING_LITERAL.split(code)[::2] for m in _SCALED_NUMBER.finditer(part)]
     if not found:
         return None
     if not any(m.group("si") for m in found) and len(re.findall(_NUMBER, code.split("=", 1)[1])) < 2:
         return None  # answer = 2400亿: converted by the magnitude hint
     words = {m.group("si") or m.group("zh"): _power_of(m) for m in found}
-    fixed = _SCALED_NUMBER.sub(lambda m: f"{m.group('number')}e{_power_of(m)}", code).strip()
+    fixed = _outside_strings(code, lambda m: f"{m.group('number')}e{_power_of(m)}").strip()
     if comment:
         fixed = f"{fixed}  #{comment}"
     if not _compiles(fixed):
         return None
     shown = tr("input_help.list_separator").join(f"{word} = 10^{power}" for word, power in words.items())
     # the lessons write sequence lengths as 8K (8192 tokens): a K may be 1024, so that reading is shown too
-    binary = _SCALED_NUMBER.sub(
-        lambda m: f"{m.group('number')}*{KIBI}" if m.group("si") in ("k", "K") else m.group(0), code
-    ).strip()
+    binary = _outside_strings(code, _kibi_product).strip()
     kilo = ""
-    if binary != code.strip() and _compiles(binary) and _SCALED_NUMBER.search(binary) is None:
+    if (
+        binary != code.strip()
+        and _compiles(binary)
+        and not any(_SCALED_NUMBER.search(part) for part in _STRING_LITERAL.split(binary)[::2])
+    ):
         kilo = tr("input_help.kilo_tokens", binary=shown_str(binary))
     return tr(
         "input_help.scaled_number",
@@ -1267,6 +1288,31 @@ def _scaled_hint(text: str, line: int) -> str | None:
         kilo=kilo,
         fixed=shown_str(fixed),
     )
+
+
+#: A string literal in a line, quoted with ' or " (escapes kept inside); the parts between them are code.
+_STRING_LITERAL = re.compile(r"""('[^'\\\n]*(?:\\.[^'\\\n]*)*'|"[^"\\\n]*(?:\\.[^"\\\n]*)*")""")
+#: An operator that binds tighter than a product on the left of a number (2/8K, 2**8K, 2%8K) or on its right (8K**2)
+_TIGHTER_BEFORE = re.compile(r"(?:[/%@]|\*\*)\s*$")
+_TIGHTER_AFTER = re.compile(r"^\s*\*\*")
+
+
+def _outside_strings(code: str, replace: Callable[[re.Match[str]], str]) -> str:
+    """``code`` with each of :data:`_SCALED_NUMBER`'s matches outside string literals replaced by ``replace``."""
+    parts = _STRING_LITERAL.split(code)
+    return "".join(part if index % 2 else _SCALED_NUMBER.sub(replace, part) for index, part in enumerate(parts))
+
+
+def _kibi_product(found: re.Match[str]) -> str:
+    """A number with k or K as its product with :data:`KIBI`, in brackets where an operator beside it binds tighter
+    than ``*`` (``2/8K`` is ``2/(8*1024)``, not ``2/8*1024``: fuzz pass 27); any other match as written."""
+    if found.group("si") not in ("k", "K"):
+        return found.group(0)
+    product = f"{found.group('number')}*{KIBI}"
+    before, after = found.string[: found.start()], found.string[found.end() :]
+    if _TIGHTER_BEFORE.search(before) or _TIGHTER_AFTER.match(after):
+        return f"({product})"
+    return product
 
 
 def _power_of(found: re.Match[str]) -> int:

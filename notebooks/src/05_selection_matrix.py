@@ -55,7 +55,13 @@ from coursekit.capacity import (
     build_resource_ledger,
     training_state_memory,
 )
-from coursekit.exercises import check, reveal, show_solution, verify
+from coursekit.exercises import (
+    check,
+    check_entries,
+    reveal,
+    show_solution,
+    verify,
+)
 from coursekit.exercises.lesson5 import CASE_PARAMS
 from coursekit.gates import (
     check_global_batch,
@@ -432,19 +438,25 @@ show_table(
 # %% tags=["learner"]
 my_state_gib = {1: ..., 2: ..., 3: ...}
 my_kind = {1: ..., 2: ..., 3: ...}
-for n in (1, 2, 3):
-    check(
-        f"matrix.case{n}_state_gib",
-        my_state_gib[n],
-        label=Text(zh=f"案例 {n}，训练状态", en=f"Case {n}, state"),
-        entry=f"{n}: ",
-    )
-    check(
-        f"matrix.case{n}_kind",
-        my_kind[n],
-        label=Text(zh=f"案例 {n}，类型", en=f"Case {n}, kind"),
-        entry=f"{n}: ",
-    )
+cases = (1, 2, 3)
+check_entries(
+    my_state_gib,
+    {n: f"matrix.case{n}_state_gib" for n in cases},
+    name="my_state_gib",
+    labels={
+        n: Text(zh=f"案例 {n}，训练状态", en=f"Case {n}, state") for n in cases
+    },
+    entries={n: f"{n}: " for n in cases},
+)
+check_entries(
+    my_kind,
+    {n: f"matrix.case{n}_kind" for n in cases},
+    name="my_kind",
+    labels={
+        n: Text(zh=f"案例 {n}，类型", en=f"Case {n}, kind") for n in cases
+    },
+    entries={n: f"{n}: " for n in cases},
+)
 
 # %% tags=["solution"]
 my_state_gib, my_kind = {}, {}
@@ -527,11 +539,23 @@ my_matrix = {
     2: {"DP": ..., "FSDP": ..., "TP": ..., "PP": ...},
     3: {"DP": ..., "FSDP": ..., "TP": ..., "PP": ...},
 }
-for n, row in my_matrix.items():
-    for strategy, answer in row.items():
-        label = Text(zh=f"案例 {n}，{strategy}", en=f"Case {n}, {strategy}")
-        check(f"matrix.case{n}_{strategy.lower()}", answer, label=label,
-              entry=f'"{strategy}": ')
+strategies = ("DP", "FSDP", "TP", "PP")
+check_entries(
+    my_matrix,
+    {
+        n: {s: f"matrix.case{n}_{s.lower()}" for s in strategies}
+        for n in (1, 2, 3)
+    },
+    name="my_matrix",
+    labels={
+        n: {
+            s: Text(zh=f"案例 {n}，{s}", en=f"Case {n}, {s}")
+            for s in strategies
+        }
+        for n in (1, 2, 3)
+    },
+    entries={n: {s: f'"{s}": ' for s in strategies} for n in (1, 2, 3)},
+)
 
 # %% tags=["solution"]
 my_matrix = {

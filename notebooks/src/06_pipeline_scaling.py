@@ -56,7 +56,7 @@ from coursekit.capacity import (
     training_state_memory,
 )
 from coursekit.communication import tp_traffic, traffic_time
-from coursekit.exercises import check, show_solution, verify
+from coursekit.exercises import check, check_entries, show_solution, verify
 from coursekit.gates import check_pp_degree, check_tp_degree
 from coursekit.hardware import link_preset
 from coursekit.i18n import Text, tr
@@ -354,17 +354,26 @@ my_timeline_ms = {
     "exposed_ms": ...,
     "step_ms": ...,
 }
-for part, value in my_timeline_ms.items():
-    check(f"pipeline.timeline_{part}", value, label=part)
+parts = ("compute_ms", "bubble_ms", "exposed_ms", "step_ms")
+check_entries(
+    my_timeline_ms,
+    {part: f"pipeline.timeline_{part}" for part in parts},
+    name="my_timeline_ms",
+    labels={part: part for part in parts},
+)
 # zh: 只画得出非负的时长：
 # zh: 一段负的时间会和前一段重叠，图就误导人了
 # en: only non-negative durations can be drawn: a negative one would overlap the
 # en: part before it and mislead
+values = [
+    my_timeline_ms.get(part) if isinstance(my_timeline_ms, dict) else None
+    for part in parts
+]
 if all(
     isinstance(value, (int, float)) and not isinstance(value, bool)
-    for value in my_timeline_ms.values()
+    for value in values
 ):
-    if min(my_timeline_ms.values()) < 0:
+    if min(values) < 0:
         print(
             Text(
                 zh="不画时间线：时长不能是负数。",
