@@ -1389,7 +1389,7 @@ SHORTFALL_WORDS: tuple[str, ...] = tuple("还差 缺少 短缺 不足 缺 差 �
 #: digits is a thousands comma
 COUNTER_WORDS: str = "次个步块张层台份轮组批条颗"  # data, not prose
 _CJK = r"\u3400-\u9fff"
-_UNSIGNED = r"(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
+_UNSIGNED = r"(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"  # one way to split a number: no backtracking
 #: ``answer = 缺1.47``: Chinese characters glued to the front of a number (a space between is
 #: :data:`_WORD_BEFORE_NUMBER`'s)
 _GLUED_WORD = re.compile(
