@@ -1,0 +1,103 @@
+"""Instructor review 30 in Chromium: English lessons 1 and 5 as ``make lab COURSE_LANG=en`` opens them (English UI,
+1280 x 720), every cell run, the guides' demos followed in the widgets (see tests/test_instructor_review30.py for the
+Python side):
+
+* guide 1's demo, steps 1 to 6 in order: the numbers each step quotes are in the widget's message after it; step 6
+  (GPT-3 175B) shows 403.73 GiB, full recomputation alone 331.73 GiB and no fit, DP = 128 with TP = 8 33.79 GiB with
+  ZeRO-2 the smallest stage that fits (the old step said full recomputation would do);
+* guide 5's demo starts from a result line that reads the words the guide quotes ("the training state exceeds one
+  device"), and the verdicts under it carry the default's numbers.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
+import jupyter_browser
+
+from tests.browser.conftest import lesson_page, running_lab, widget_message
+from tests.browser.test_lessons_walkthrough2 import _norm, _set
+
+ROOT = Path(__file__).resolve().parents[2]
+LAPTOP_720 = {"viewport": (1280, 720)}
+
+
+def _guide(name: str) -> str:
+    return (ROOT / "docs" / "instructor" / "en" / name).read_text(encoding="utf-8")
+
+
+def _demo_steps(name: str) -> dict[int, str]:
+    """The numbered steps of an en guide's live demo, each on one line."""
+    text = _guide(name)
+    start = text.index("## Live demo with the widget")
+    demo = text[start : text.index("\n## ", start + 3)]
+    steps = re.split(r"\n(\d)\. ", demo)
+    return {int(steps[i]): " ".join(steps[i + 1].split()) for i in range(1, len(steps), 2)}
+
+
+def _numbers(step: str) -> list[str]:
+    return re.findall(r"\d+\.\d\d GiB", step)
+
+
+def test_guide1_demo_in_lesson1(browser: Any) -> None:
+    steps = _demo_steps("01_capacity.md")
+    settings = jupyter_browser.make_lab_settings("en")
+    with (
+        running_lab(settings=settings) as lab,
+        lesson_page(browser, lab, "en/01_capacity.ipynb", run_all_s=600, **LAPTOP_720) as lesson,
+    ):
+        page = lesson.page
+        widget = page.locator(".ck-widget").first
+        widget.scroll_into_view_if_needed()
+        shown = widget_message(widget)
+        assert "Needs 122.84 GiB of 80.0 GiB" in shown and "122.84 GiB" in steps[1]
+        shown = _set(page, widget, "ZeRO", "1 (+ optimizer)")  # step 2
+        assert "Needs 49.81 GiB of 80.0 GiB" in shown and "49.81 GiB fits 80 GiB" in steps[2]
+        shown = _set(page, widget, "device memory", "40 GiB")  # step 3
+        assert "the smallest ZeRO stage that fits is 2." in shown and "names ZeRO-2" in steps[3]
+        _set(page, widget, "activation recomputation", "none")  # step 4
+        _set(page, widget, "sequence length", "8192")
+        _set(page, widget, "activation recomputation", "selective")  # step 5
+        _set(page, widget, "sequence length", "2048")
+        shown = _set(page, widget, "pipeline-parallel degree PP", "4")
+        assert "micro-batches in flight: 4" in shown and "4 micro-batches in flight" in steps[5]
+        # step 6, as the guide now writes it: PP, the device and the stage first, then the shape
+        assert "Set PP back to 1, the device back to 80 GiB and ZeRO to 3" in steps[6], steps[6]
+        _set(page, widget, "pipeline-parallel degree PP", "1")
+        _set(page, widget, "device memory", "80 GiB")
+        _set(page, widget, "ZeRO", "3 (+ weights)")
+        quoted = _numbers(steps[6])
+        assert quoted == ["403.73 GiB", "76.50 GiB", "331.73 GiB", "33.79 GiB"], quoted
+        shown = _set(page, widget, "model shape", "GPT-3 175B")
+        assert "Needs 403.73 GiB of 80.0 GiB" in shown and "activations 76.50" in shown, shown
+        assert "Not even ZeRO-3 fits" in shown
+        shown = _set(page, widget, "activation recomputation", "full")
+        assert "Needs 331.73 GiB of 80.0 GiB" in shown and "does not fit" in shown, shown
+        _set(page, widget, "activation recomputation", "selective")
+        _set(page, widget, "data-parallel degree DP", "128")
+        shown = _set(page, widget, "tensor-parallel degree TP", "8")
+        assert "Needs 33.79 GiB of 80.0 GiB" in shown and "fits on one device" in shown, shown
+        assert "the smallest ZeRO stage that fits is 2." in shown and "74.1 GiB" in steps[6]
+        assert "Traceback" not in _norm(widget.inner_text())
+
+
+def test_guide5_result_line_in_lesson5(browser: Any) -> None:
+    guide = " ".join(_guide("05_selection_matrix.md").split())
+    quoted = re.search(r'The result line reads "([^"]+)"', guide)
+    assert quoted is not None
+    settings = jupyter_browser.make_lab_settings("en")
+    with (
+        running_lab(settings=settings) as lab,
+        lesson_page(browser, lab, "en/05_selection_matrix.ipynb", run_all_s=600, **LAPTOP_720) as lesson,
+    ):
+        widget = lesson.page.locator(".ck-widget").first
+        widget.scroll_into_view_if_needed()
+        summary = _norm(widget.locator(".ck-summary").first.inner_text())
+        assert quoted.group(1) in summary, (quoted.group(1), summary)
+        shown = widget_message(widget)
+        for number in ("122.8 GiB", "16.2 GiB", "18.5 GiB", "32%"):
+            assert number in shown and number in guide, number
