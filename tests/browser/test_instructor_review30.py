@@ -1,10 +1,13 @@
-"""Instructor review 30 in Chromium: English lessons 1 and 5 as ``make lab COURSE_LANG=en`` opens them (English UI,
+"""Instructor review 30 in Chromium: English lessons 1, 3 and 5 as ``make lab COURSE_LANG=en`` opens them (English UI,
 1280 x 720), every cell run, the guides' demos followed in the widgets (see tests/test_instructor_review30.py for the
 Python side):
 
 * guide 1's demo, steps 1 to 6 in order: the numbers each step quotes are in the widget's message after it; step 6
   (GPT-3 175B) shows 403.73 GiB, full recomputation alone 331.73 GiB and no fit, DP = 128 with TP = 8 33.79 GiB with
   ZeRO-2 the smallest stage that fits (the old step said full recomputation would do);
+* guide 3's demo, steps 1 to 5 in order: 32 GiB accepts DP, cross_node fails TP, EP and CP at the interconnect gate,
+  serving rejects DP and ZeRO-3 at ``mode`` and accepts Replica, CP passes only with both context values declared and
+  fails again at 4,096 tokens, and 0 GiB shows the message the guide quotes, no traceback;
 * guide 5's demo starts from a result line that reads the words the guide quotes ("the training state exceeds one
   device"), and the verdicts under it carry the default's numbers.
 """
@@ -19,7 +22,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
 import jupyter_browser
 
-from tests.browser.conftest import lesson_page, running_lab, widget_message
+from tests.browser.conftest import change_and_wait, lesson_page, running_lab, widget_message
 from tests.browser.test_lessons_walkthrough2 import _norm, _set
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -101,3 +104,46 @@ def test_guide5_result_line_in_lesson5(browser: Any) -> None:
         shown = widget_message(widget)
         for number in ("122.8 GiB", "16.2 GiB", "18.5 GiB", "32%"):
             assert number in shown and number in guide, number
+
+
+def _accepted(message: str) -> str:
+    """The names after "... pass all 6 gates:" in the gates widget's message."""
+    found = re.search(r"pass all 6 gates: ([^.]+)\.", message)
+    assert found is not None, message
+    return found.group(1)
+
+
+def test_guide3_demo_in_lesson3(browser: Any) -> None:
+    steps = _demo_steps("03_gates.md")
+    settings = jupyter_browser.make_lab_settings("en")
+    with (
+        running_lab(settings=settings) as lab,
+        lesson_page(browser, lab, "en/03_gates.ipynb", run_all_s=600, **LAPTOP_720) as lesson,
+    ):
+        page = lesson.page
+        widget = page.locator(".ck-widget").first
+        widget.scroll_into_view_if_needed()
+        assert _accepted(widget_message(widget)) == "ZeRO-3, TP, PP"  # the guide: "accepts ZeRO-3, TP, PP"
+        box = widget.locator(".ck-control-memory_per_device_gib input").first
+
+        def typed(value: str) -> str:
+            return change_and_wait(page, widget, lambda: (box.fill(value), box.press("Enter")))
+
+        assert "Type **32**" in steps[1] and _accepted(typed("32")) == "DP, ZeRO-3, TP, PP"  # step 1
+        shown = _set(page, widget, "link scope", "across nodes (cross_node)")  # step 2: TP, EP, CP fail interconnect
+        for name in ("TP", "EP", "CP"):
+            assert re.search(rf"\b{name}\s+rejected\s+\[interconnect\]", shown), (name, shown)
+        _set(page, widget, "link scope", "inside a node (intra_node)")  # step 3
+        shown = _set(page, widget, "workload mode", "serving")
+        assert "Replica" in _accepted(shown), shown
+        assert re.search(r"\bDP\s+rejected\s+\[mode\]", shown) and re.search(r"ZeRO-3\s+rejected\s+\[mode\]", shown)
+        shown = _set(page, widget, "context length", "131,072")  # step 4
+        assert "CP" not in _accepted(shown) and "per-device attention capacity" in steps[4]
+        shown = _set(page, widget, "context one device holds", "32,768")
+        assert "CP" in _accepted(shown), shown
+        shown = _set(page, widget, "context length", "4,096")
+        assert "CP" not in _accepted(shown) and re.search(r"\bCP\s+rejected\s+\[context\]", shown), shown
+        quoted = re.search(r"`(memory per device \(GiB\) = 0\.0: must be > 0\.)`", steps[5])  # step 5
+        assert quoted is not None, steps[5]
+        shown = typed("0")
+        assert quoted.group(1) in shown and "Traceback" not in _norm(widget.inner_text()), shown
