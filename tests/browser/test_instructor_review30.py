@@ -9,7 +9,8 @@ Python side):
   serving rejects DP and ZeRO-3 at ``mode`` and accepts Replica, CP passes only with both context values declared and
   fails again at 4,096 tokens, and 0 GiB shows the message the guide quotes, no traceback;
 * guide 5's demo starts from a result line that reads the words the guide quotes ("the training state exceeds one
-  device"), and the verdicts under it carry the default's numbers.
+  device"), the verdicts under it carry the default's numbers, and every number steps 1 to 3 quote is on screen
+  after the step's changes.
 """
 
 from __future__ import annotations
@@ -104,6 +105,30 @@ def test_guide5_result_line_in_lesson5(browser: Any) -> None:
         shown = widget_message(widget)
         for number in ("122.8 GiB", "16.2 GiB", "18.5 GiB", "32%"):
             assert number in shown and number in guide, number
+        # steps 1 to 3 in order: every number a step quotes is on screen after one of its changes
+        page, steps = lesson.page, _demo_steps("05_selection_matrix.md")
+        changes = {
+            1: [("device memory", "16"), ("device memory", "80")],
+            2: [("device memory", "24"), ("model", "18.4B"), ("interconnect", "fast inside a node")],
+            3: [
+                ("model", "7.5B"),
+                ("interconnect", "unknown"),
+                ("sequence length", "32768"),
+                ("interconnect", "fast inside a node"),
+                ("sequence length", "2048"),
+                ("global batch", "16"),
+            ],
+        }
+        assert sorted(steps) == [1, 2, 3]
+        for number, step in steps.items():
+            assert re.findall(r"\d+\.\d GiB", step), step
+            seen = []
+            for label, value in changes[number]:
+                seen.append(_set(page, widget, label, value))
+                seen.append(_norm(widget.locator(".ck-summary").first.inner_text()))
+            for quoted_number in re.findall(r"\d+\.\d GiB|\d+%", step):
+                assert any(quoted_number in text for text in seen), (number, quoted_number, seen)
+        assert "tp = 16 exceeds the 8 GPUs per node" in " ".join(seen)  # step 3: the plan refused once links are known
 
 
 def _accepted(message: str) -> str:
