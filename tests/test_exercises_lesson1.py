@@ -136,7 +136,7 @@ def _quoted_numbers() -> dict[str, str]:
         "figure 1": "|".join(sep.join(f"{m.total_gb:.3f}" for m in figure_1[:2]) for sep in (", ", "、")),
         "figure 1 stage 2": f"{figure_1[2].total_gb:.3f}",
         "figure 1 stage 3": f"{figure_1[3].total_gb:.3f} GB",
-        "stage 0 GiB": f"{figure_1[0].total_gib:.2f} GiB",
+        "stage 0 GiB": f"{figure_1[0].total_gib:.3f} GiB",  # as section 3.2 prints it
         "7.5B params": f"{shape.num_params / 1e9:.2f}B",
         "act none": f"{acts['none']:.2f} GiB",
         "act selective": f"{acts['selective']:.2f} GiB",
