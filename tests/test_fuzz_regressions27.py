@@ -90,7 +90,9 @@ def _compiles(line: str) -> bool:
 # 1 and 2. Long answers are read in one pass -------------------------------------------------------------------------
 
 _LONG_LINES = {
-    "digits then a letter": "answer = " + "1" * 100_000 + "x",
+    # a letter, not x: "11x" reads as a multiplier (leftovers 30), and the line it suggests for 100,000 digits would
+    # not compile (Python refuses integer literals over 4,300 digits), so a long and a short line differ there
+    "digits then a letter": "answer = " + "1" * 100_000 + "q",
     "digits then a colon": "answer = " + "1" * 100_000 + ":",
     "digits joined in Chinese": "answer = " + "1" * 100_000 + "和x",
     "digits then a unit and more": "answer = " + "1" * 100_000 + " GiB x",

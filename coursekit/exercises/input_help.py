@@ -50,7 +50,7 @@ from decimal import Decimal
 from types import TracebackType
 from typing import Any
 
-from .._validate import check_instance, learner_functions
+from .._validate import check_instance, check_int, learner_functions
 from ..i18n import LANGUAGES, Text, set_language, shown_str, tr
 from ..i18n import register as _register_messages
 
@@ -1501,6 +1501,8 @@ def colon_answer_hint(cell: str, before_line: int | None = None) -> str | None:
     'answer = 26.19'
     """
     check_instance("cell", cell, str)
+    if before_line is not None:
+        check_int("before_line", before_line, ge=1)
     for number, source in reversed(list(enumerate(cell.splitlines(), start=1))):
         if before_line is not None and number >= before_line:
             continue
