@@ -43,7 +43,5 @@ def test_lesson_7_roofline_just_below_the_ridge(zh_lab: jupyter_browser.LabServe
         assert 99 < float(percent) < 100, shown
         assert "TP 32" in shown and "256 个 token" in shown, shown
         box = widget.locator(".ck-message").first.bounding_box()
-        view = page.evaluate(
-            "() => window.jupyterapp.shell.currentWidget.content.node.getBoundingClientRect().height"
-        )
+        view = page.evaluate("() => window.jupyterapp.shell.currentWidget.content.node.getBoundingClientRect().height")
         assert box is not None and box["height"] <= view, (box, view)
