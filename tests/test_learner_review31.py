@@ -3,9 +3,10 @@
 What was met and fixed:
 
 1. Lesson 7's roofline widget, A100 with Llama 3 8B at TP = 32 and 256 tokens per GPU (micro-batch 1, s = 1024,
-   CP = 4, and the 35 other layouts with the same tokens per GPU): the layer's matmuls do 152.6 FLOP per byte, just
-   below the A100's ridge point of 153.0, and the verdict read "访存受限：计算强度 153 FLOP/字节，只有 A100 脊点
-   (153 FLOP/字节) 的 100%" -- memory-bound at "100%" of the ridge, with the two intensities printed alike. The
+   CP = 4): the layer's matmuls do 152.6 FLOP per byte, just below the A100's ridge point of 153.0, and the verdict
+   read "访存受限：计算强度 153 FLOP/字节，只有 A100 脊点 (153 FLOP/字节) 的 100%" -- memory-bound at "100%" of the
+   ridge, with the two intensities printed alike (24 of the widget's 956 memory-bound layouts read "100%", 10 of them
+   with equal whole numbers; none read "0%", the lowest share being 10 %). The
    share now keeps a nonzero share below 1 from reading 0% or 100% (the catalog's nonzero spec, as the peak shares
    beside it do), and the two intensities get the decimals that tell them apart (152.6 against 153.0).
 """
