@@ -1188,6 +1188,16 @@ _SCALED_NUMBER = re.compile(
     + "|".join(sorted(CHINESE_MAGNITUDES, key=len, reverse=True))
     + r")(?![\w]))"
 )
+
+
+def _is_zero(number: str) -> bool:
+    """Whether the number text (a match of :data:`_NUMBER`) is zero."""
+    try:
+        return float(number) == 0.0
+    except ValueError:
+        return False
+
+
 #: ``answer = 3:19``: a ratio written with a colon (full-width ``：`` retyped first)
 _RATIO = re.compile(rf"^(?P<lead>\s*answer\s*=\s*)(?P<first>{_NUMBER})\s*:\s*(?P<second>{_NUMBER})\s*(?:#.*)?$")
 #: The words and signs that join numbers in Chinese: "和", "与", "及" (and), the enumeration comma "、"
@@ -1239,7 +1249,7 @@ def _leftover_slip(source: str, line: int) -> str | None:
     if ratio is not None:
         first, second = ratio.group("first"), ratio.group("second")
         fixed = f"{ratio.group('lead').strip()} {first} / {second}"
-        if _compiles(fixed):
+        if _compiles(fixed) and not _is_zero(second):  # 1:0 would be shown as a ZeroDivisionError (fuzz pass 27)
             return tr("input_help.ratio", line=line, ratio=f"{first}:{second}", first=first, second=second, fixed=fixed)
     listed = _SEMICOLON_LIST.match(text)
     if listed is not None and _BRACKET_PAIRS[listed.group("open")] == listed.group("close"):
