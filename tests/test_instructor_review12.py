@@ -76,19 +76,19 @@ def test_a_label_heads_the_feedback_of_one_entry(capsys: pytest.CaptureFixture[s
 
 
 def test_the_matrix_lesson_labels_every_check() -> None:
-    # the lesson's check(f"matrix.case...", ...) calls, read with ast: the 80-column lesson code splits some over lines
+    # the lesson's check_entries(my_..., {n: f"matrix.case...", ...}, ...) calls (fuzz pass 27: one check per key of
+    # the learner's dict), read with ast: the 80-column lesson code splits them over lines; each labels its checks
     source = open("notebooks/src/05_selection_matrix.py", encoding="utf-8").read()
     calls = [
         node
         for node in ast.walk(ast.parse(source))
         if isinstance(node, ast.Call)
         and isinstance(node.func, ast.Name)
-        and node.func.id == "check"
-        and node.args
-        and isinstance(node.args[0], ast.JoinedStr)
-        and ast.unparse(node.args[0]).startswith("f'matrix.case")
+        and node.func.id == "check_entries"
+        and len(node.args) > 1
+        and "f'matrix.case" in ast.unparse(node.args[1])
     ]
-    assert len(calls) == 3 and all(any(k.arg == "label" for k in call.keywords) for call in calls)
+    assert len(calls) == 3 and all(any(k.arg == "labels" for k in call.keywords) for call in calls)
 
 
 def test_a_stage_that_cannot_hold_a_layer_is_always_a_hard_exclusion() -> None:

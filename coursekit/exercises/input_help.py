@@ -1330,9 +1330,6 @@ def _power_of(found: re.Match[str]) -> int:
     return SI_PREFIX_POWERS[found.group("si")] if found.group("si") else CHINESE_MAGNITUDES[found.group("zh")]
 
 
-learner_functions(globals())
-
-
 # -- leftovers 30: a word glued to a number, a thousands comma with a counter word, B for billion, a multiplier, a
 # ratio with spaces, a colon written for = -------------------------------------------------------------------------
 
@@ -1529,3 +1526,6 @@ def colon_answer_hint(cell: str, before_line: int | None = None) -> str | None:
                     fixed=shown_str(fixed),
                 )
     return None
+
+
+learner_functions(globals())
