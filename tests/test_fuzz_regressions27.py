@@ -456,3 +456,18 @@ def test_a_ratio_to_zero_is_not_shown_as_a_division() -> None:
         except SyntaxError as error:
             hint = input_hint(error, line)
         assert (hint is None) if shown is None else (hint is not None and hint.endswith(shown)), (line, hint)
+
+
+def test_check_entries_as_a_cells_last_value_shows_no_internal_dict() -> None:
+    """Lesson 5's exercise 5.1 cell ends in a ``check_entries`` call: its dict of verdicts, the cell's last value, was
+    shown under the verdicts as ``{1: Feedback(exercise_id='matrix.case1_kind', status='unanswered', ...)}`` (found
+    by learner review 27's browser test after the merge). A notebook shows the verdicts once, the dict not at all."""
+    from IPython.core.interactiveshell import InteractiveShell
+
+    shell = InteractiveShell.instance()
+    shell.run_cell("from coursekit.exercises import check_entries, get_exercise")
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        result = shell.run_cell("check_entries({1: ...}, {1: 'matrix.case1_kind'}, name='my_kind')", store_history=True)
+    assert result.success and isinstance(result.result, dict) and 1 in result.result, result.error_in_exec
+    assert "Feedback(" not in out.getvalue() and "exercise_id" not in out.getvalue()

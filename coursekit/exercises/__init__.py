@@ -2129,7 +2129,7 @@ def check_entries(
             _first_id(ids), "exercises.entries_not_dict", name=name, value=shown_repr(answers), keys=keys_text
         )
         _display(feedback)
-        return {key: feedback for key in ids}
+        return Verdicts((key, feedback) for key in ids)
     by_key: dict[Any, Any] = {}
     for key in answers:
         by_key.setdefault(_entry_key(key), key)
@@ -2145,7 +2145,7 @@ def check_entries(
                 keys=keys_text,
             )
         )
-    verdicts: dict[Any, Any] = {}
+    verdicts: dict[Any, Any] = Verdicts()
     for key, target in ids.items():
         label = labels.get(key) if labels is not None else None
         entry = entries.get(key) if entries is not None else None
@@ -2168,6 +2168,15 @@ def check_entries(
 
 #: A key of ``ids`` the learner's dict does not have (:func:`check_entries`).
 _MISSING = object()
+
+
+class Verdicts(dict):  # type: ignore[type-arg]
+    """The verdicts :func:`check_entries` returns, by key: a dict that a notebook does not display again when it is a
+    cell's last value (each verdict was shown when checked; the dict of ``Feedback`` reprs would only show internal
+    names to the learner)."""
+
+    def _ipython_display_(self) -> None:
+        """Already displayed, verdict by verdict: display nothing more."""
 
 
 def verify(
