@@ -618,6 +618,13 @@ def expert_matmul_efficiency(
     return _share_of_peak(cluster, intensity, ceiling), intensity
 
 
+def _moe_block_again(full: Any, modules: tuple[str, ...]) -> Any:
+    """Where an MoE block's forward runs again in backward (array-generic in ``full``): under full recomputation
+    (``full``: the whole layer) or the module-level recomputation ``"moe"`` (the whole block) -- its experts'
+    matmuls, permutation, casts and its dispatch and combine all-to-alls alike."""
+    return full | ("moe" in modules)
+
+
 @_guarded
 def routed_expert_flops_per_token(
     model: ModelSpec, rc: Any, modules: tuple[str, ...] = (), frozen: bool = False
@@ -631,7 +638,7 @@ def routed_expert_flops_per_token(
     ``modules``). :func:`_flops_per_token` (plus :func:`moe_block_recompute_flops_per_token`) counts the ``top_k``
     copies among the active parameters; :func:`_compute_time` adds the capacity padding, the share ``1 - 1/c``.
     """
-    again = (rc == 2) | (("moe" in modules) & (rc != 2))
+    again = _moe_block_again(rc == 2, modules)
     return (6.0 - 2.0 * frozen + 2.0 * again) * model.moe_layers * routed_copies(model) * float(model.expert_params)
 
 
@@ -686,7 +693,7 @@ def token_permutation_bytes_per_token(model: ModelSpec, rc: Any, ep: Any = 1, mo
     if not model.is_moe:
         return 0.0 * rc
     k = routed_copies(model)
-    full = (rc == 2) | ("moe" in modules)
+    full = _moe_block_again(rc == 2, modules)
     sort = (model.num_experts / ep > 1) * (8.0 * k + 4.0 * k * full)
     return (5.0 * k + 4.0 + 2.0 * (k + 1.0) * full + sort) * model.hidden * ACTIVATION_BYTES
 
@@ -974,7 +981,7 @@ def fp8_quantisation_bytes_per_token(
     if not model.is_moe:
         return Fp8CastBytes(dense_layer, 0.0 * dense_layer, 0.0 * dense_layer)
     shared, routed, copies = _moe_parts(model)
-    expert_again = full | (("moe" in modules) & (rc != 2))
+    expert_again = _moe_block_again(full, modules)
     moe_layer = both(attention, tp, full) + both(shared, tp, expert_again)
     return Fp8CastBytes(dense_layer, moe_layer, copies * both(routed, etp, expert_again))
 
@@ -1676,7 +1683,7 @@ def _ep_comm(
     # the MoE block's forward runs again in backward -- under full recomputation (the whole layer) or the module-level
     # recomputation "moe" -- and with it its dispatch and combine (4 -> 6 all-to-alls), as TP's and CP's forward
     # collectives repeat under full recomputation (_tp_time_s, _tp_cp_comm's forward_rings)
-    calls = calls * (1.0 + 0.5 * ((k.rc == 2) | ("moe" in workload.recompute_modules)))
+    calls = calls * (1.0 + 0.5 * _moe_block_again(k.rc == 2, workload.recompute_modules))
     one_intra, one_inter = _all_to_all_two_tier_s(
         k.epf,
         members,
